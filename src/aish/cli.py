@@ -1,0 +1,220 @@
+"""The `aish` command: argument parsing and the non-interactive subcommands.
+
+Start-up cost matters here more than anywhere: `aish --version` must not import httpx, pydantic
+or rich, so every subcommand imports what it needs inside its own function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from aish import __version__
+
+if TYPE_CHECKING:
+    from aish.config import LoadedConfig
+    from aish.conversation.system_prompt import PromptFacts
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    command = getattr(args, "command", None) or "shell"
+    from aish.config.paths import log_file
+    from aish.log import configure_logging
+
+    configure_logging(log_file())
+    try:
+        return int(_COMMANDS[command](args))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the last line of defence: one line on screen, details in the log
+        import logging
+
+        logging.getLogger("aish").exception("unhandled error in `aish %s`", command)
+        print(f"aish: internal error: {exc} (details in {log_file()})", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aish", description="An AI-augmented conversational shell."
+    )
+    parser.add_argument("--version", action="version", version=f"aish {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config", metavar="PATH", help="config file to use instead of the XDG one"
+    )
+    common.add_argument("--model", "-m", metavar="PRESET", help="model preset to use")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ask = subs.add_parser(
+        "ask",
+        parents=[common],
+        help="ask one question; piped stdin is context",
+        description="Ask one question. Piped standard input is attached as context. "
+        "Proposed CMD: lines are printed at the end and never run.",
+    )
+    ask.add_argument("question", nargs="*", help="the question")
+    ask.add_argument("--json", action="store_true", help="print events as JSON lines")
+
+    init = subs.add_parser("init", help="write a commented example config file")
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.add_argument("--config", metavar="PATH", help="where to write it")
+
+    subs.add_parser(
+        "doctor", parents=[common], help="show config sources, presets and whether they answer"
+    )
+    return parser
+
+
+def _load(args: argparse.Namespace, *, autodetect: bool = True) -> LoadedConfig:
+    from pathlib import Path
+
+    from aish.config import load_config
+
+    path = Path(args.config) if getattr(args, "config", None) else None
+    loaded = load_config(config_path=path, autodetect=autodetect)
+    for warning in loaded.warnings:
+        print(f"aish: {warning}", file=sys.stderr)
+    return loaded
+
+
+def _run_shell(args: argparse.Namespace) -> int:
+    # The interactive shell is its own feature; until it lands, say what works today.
+    print(
+        f"aish {__version__}: the interactive shell is not available yet.\n"
+        'Try: aish ask "<question>"   aish doctor   aish init',
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+def _run_ask(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from aish.agent.oneshot import ask_once, build_ask_messages
+    from aish.config import resolve_target
+    from aish.conversation.attachments import decode_lossless
+    from aish.llm.errors import ConfigError
+    from aish.ui.ask_printer import AskPrinter
+
+    question = " ".join(args.question).strip()
+    piped = None
+    if not sys.stdin.isatty():
+        piped = decode_lossless(sys.stdin.buffer.read()) or None
+    if not question and piped is None:
+        print('aish: nothing to ask: aish ask "<question>"', file=sys.stderr)
+        return EXIT_USAGE
+    if not question:
+        question = "What does this show? Point out anything wrong."
+
+    loaded = _load(args)
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json
+    printer = AskPrinter(
+        sys.stdout,
+        sys.stderr,
+        json_mode=args.json,
+        color=color,
+        show_reasoning=loaded.config.ui.show_reasoning != "hide",
+    )
+    try:
+        target = resolve_target(loaded.config, args.model, os.environ)
+    except ConfigError as error:
+        printer.error(error)
+        return EXIT_USAGE
+    messages = build_ask_messages(question, piped, _prompt_facts())
+    try:
+        outcome = asyncio.run(ask_once(target, messages, printer.event, printer.retrying))
+    except KeyboardInterrupt:
+        printer.finish([], cut=True)
+        return EXIT_INTERRUPTED
+    printer.finish(outcome.commands, cut=outcome.reply.cut)
+    if outcome.error is not None:
+        import logging
+
+        logging.getLogger("aish.ask").info("request failed", exc_info=outcome.error)
+        printer.error(outcome.error)
+        return EXIT_USAGE if isinstance(outcome.error, ConfigError) else EXIT_FAILED
+    return EXIT_OK
+
+
+def _prompt_facts() -> PromptFacts:
+    import os
+    import platform
+
+    from aish.conversation.system_prompt import PromptFacts
+
+    shell = os.path.basename(os.environ.get("SHELL") or "bash")
+    return PromptFacts(os_name=platform.system() or "Unix", shell=shell)
+
+
+def _run_init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from aish.config.example import write_example
+    from aish.config.paths import config_file
+
+    path = Path(args.config) if args.config else config_file()
+    try:
+        written = write_example(path, force=args.force)
+    except FileExistsError:
+        print(f"aish: {path} exists; use --force to overwrite it", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"aish: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {written}")
+    return EXIT_OK
+
+
+def _run_doctor(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from aish.config import resolve_target
+    from aish.config.doctor import check_endpoint
+    from aish.llm.errors import ConfigError
+
+    loaded = _load(args)
+    config = loaded.config
+    print(f"aish {__version__}")
+    print(f"config file: {loaded.user_file or 'none (built-in defaults)'}")
+    if loaded.autodetected:
+        print("presets: detected automatically (no config file)")
+    overridden = sorted(k for k, v in loaded.sources.items() if v != "default")
+    for key in overridden:
+        print(f"  {key}: {loaded.sources[key]}")
+    if not config.models:
+        print("no model presets")
+        return EXIT_FAILED
+    print(f"default model: {config.default_model or '(first preset)'}")
+    healthy = True
+    for name in config.models:
+        try:
+            target = resolve_target(config, name, os.environ)
+        except ConfigError as error:
+            print(f"  {name}: {error}")
+            healthy = False
+            continue
+        ok, detail = asyncio.run(check_endpoint(target, min(target.connect_timeout_s, 3.0)))
+        healthy = healthy and ok
+        mark = "ok " if ok else "bad"
+        print(f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}")
+    return EXIT_OK if healthy else EXIT_FAILED
+
+
+_COMMANDS = {
+    "shell": _run_shell,
+    "ask": _run_ask,
+    "init": _run_init,
+    "doctor": _run_doctor,
+}

@@ -1,0 +1,42 @@
+"""The system prompt: short, stable and byte-identical for the whole conversation.
+
+Nothing that changes from turn to turn (time, cwd, output, memory, Norris state) may appear
+here: servers cache the longest common prefix of consecutive requests, and one changed byte
+in the system prompt throws that cache away. Dynamic context goes into the newest user message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PromptFacts:
+    """What the model is told about its surroundings, fixed when a conversation starts."""
+
+    os_name: str
+    shell: str
+    tools: bool = False
+
+
+_TEMPLATE = """\
+You are aish, an assistant inside the user's terminal. The user works in {shell} on {os_name}.
+They see your answer as plain text in a terminal: be brief and concrete.
+
+To propose a shell command, write it on its own line as
+CMD: <command>
+One command per line, exactly as it should be typed. Commands run only after the user approves
+them; their output comes back to you in a later message. Never claim to have run a command.
+Prefer read-only commands when you need information; say so when a command changes or deletes
+something.{tools_line}"""
+
+_TOOLS_LINE = (
+    "\nYou can also call the tools offered with this conversation;"
+    " calls are approved by the user too."
+)
+
+
+def render_system_prompt(facts: PromptFacts) -> str:
+    return _TEMPLATE.format(
+        shell=facts.shell, os_name=facts.os_name, tools_line=_TOOLS_LINE if facts.tools else ""
+    )

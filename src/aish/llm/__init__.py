@@ -1,0 +1,5 @@
+"""The model broker: request and event types, the OpenAI-compatible and Anthropic streaming
+adapters, typed errors, retries and timeouts.
+
+Knows nothing of shells, terminals or configuration files; it receives a resolved preset.
+"""

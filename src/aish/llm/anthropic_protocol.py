@@ -1,0 +1,267 @@
+"""Anthropic's native Messages API: request bodies and a stream decoder.
+
+The conversation arrives in aish's neutral form (OpenAI-like roles); this module moves the
+system prompt to its own field, turns tool calls and results into content blocks and merges
+consecutive user turns, which the API requires to alternate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
+from aish.llm.openai_protocol import error_message_of
+from aish.llm.types import (
+    Finish,
+    FinishReason,
+    Message,
+    ModelTarget,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    ToolSpec,
+    Usage,
+)
+
+API_VERSION = "2023-06-01"
+# The API requires max_tokens; used when the preset does not set one.
+DEFAULT_MAX_TOKENS = 4096
+
+_STOP_REASONS: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+
+
+def messages_url(target: ModelTarget) -> str:
+    base = target.endpoint.rstrip("/")
+    return base + "/messages" if base.endswith("/v1") else base + "/v1/messages"
+
+
+def request_headers(target: ModelTarget) -> dict[str, str]:
+    headers = {"Accept": "text/event-stream", "anthropic-version": API_VERSION}
+    if target.api_key:
+        headers["x-api-key"] = target.api_key
+    headers.update(dict(target.headers))
+    return headers
+
+
+def request_body(
+    target: ModelTarget, messages: Sequence[Message], tools: Sequence[ToolSpec] | None
+) -> dict[str, Any]:
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    body: dict[str, Any] = {
+        "model": target.model,
+        "max_tokens": target.max_tokens or DEFAULT_MAX_TOKENS,
+    }
+    if system:
+        body["system"] = system
+    body["messages"] = _turns(messages)
+    if tools:
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in tools
+        ]
+    if target.temperature is not None:
+        body["temperature"] = target.temperature
+    body["stream"] = True
+    return body
+
+
+def _turns(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return turns
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    if message.role == "tool":
+        return [
+            {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id or "",
+                "content": message.content,
+            }
+        ]
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        try:
+            arguments = call.parsed_arguments()
+        except ValueError:
+            arguments = {}
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+    return blocks
+
+
+@dataclass
+class _Block:
+    kind: str
+    id: str = ""
+    name: str = ""
+    json_parts: list[str] = field(default_factory=list)
+    initial_input: Any = None
+
+
+class AnthropicStreamDecoder:
+    """Feed named SSE events; get broker events."""
+
+    def __init__(self) -> None:
+        self.text_seen = ""
+        self._blocks: dict[int, _Block] = {}
+        self._input_tokens = 0
+        self._cache_read = 0
+        self._cache_write = 0
+        self._output_tokens = 0
+        self._usage_seen = False
+        self._stop_reason: str | None = None
+        self._done = False
+
+    @property
+    def finished(self) -> bool:
+        return self._done
+
+    def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
+        if self._done or not event.data.strip():
+            return []
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            raise ProtocolError(
+                f"unreadable stream event: {event.data[:80]!r}", partial=self.text_seen
+            ) from None
+        kind = event.event or (payload.get("type") if isinstance(payload, dict) else None)
+        if kind == "error" or error_message_of(payload) is not None:
+            raise StreamErrorEvent(
+                error_message_of(payload) or "the server reported an error", partial=self.text_seen
+            )
+        if not isinstance(payload, dict):
+            raise ProtocolError("unexpected stream event", partial=self.text_seen)
+        handler = getattr(self, f"_on_{kind}", None)
+        return handler(payload) if handler is not None else []
+
+    def end(self) -> list[StreamEvent]:
+        if self._done:
+            return []
+        if self._stop_reason is None:
+            raise TruncatedStreamError(
+                "the stream ended before the reply did", partial=self.text_seen
+            )
+        return self._on_message_stop({})
+
+    def _on_message_start(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        usage = (payload.get("message") or {}).get("usage") or {}
+        self._read_usage(usage)
+        return []
+
+    def _on_content_block_start(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        block = payload.get("content_block") or {}
+        self._blocks[int(payload.get("index", 0))] = _Block(
+            kind=str(block.get("type", "")),
+            id=str(block.get("id", "")),
+            name=str(block.get("name", "")),
+            initial_input=block.get("input"),
+        )
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str) and text:
+            self.text_seen += text
+            return [TextDelta(text)]
+        return []
+
+    def _on_content_block_delta(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        delta = payload.get("delta") or {}
+        kind = delta.get("type")
+        if kind == "text_delta" and delta.get("text"):
+            self.text_seen += delta["text"]
+            return [TextDelta(delta["text"])]
+        if kind == "thinking_delta" and delta.get("thinking"):
+            return [ReasoningDelta(delta["thinking"])]
+        if kind == "input_json_delta":
+            block = self._blocks.setdefault(int(payload.get("index", 0)), _Block("tool_use"))
+            block.json_parts.append(str(delta.get("partial_json") or ""))
+        return []
+
+    def _on_content_block_stop(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        block = self._blocks.get(int(payload.get("index", 0)))
+        if block is None or block.kind != "tool_use":
+            return []
+        arguments = "".join(block.json_parts)
+        if not arguments.strip():
+            arguments = json.dumps(block.initial_input or {})
+        return [ToolCallReady(ToolCall(id=block.id, name=block.name, arguments=arguments))]
+
+    def _on_message_delta(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        reason = (payload.get("delta") or {}).get("stop_reason")
+        if isinstance(reason, str):
+            self._stop_reason = reason
+        self._read_usage(payload.get("usage") or {})
+        return []
+
+    def _on_message_stop(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        self._done = True
+        events: list[StreamEvent] = []
+        if self._usage_seen:
+            events.append(
+                Usage(
+                    prompt_tokens=self._input_tokens + self._cache_read + self._cache_write,
+                    completion_tokens=self._output_tokens,
+                    cached_tokens=self._cache_read,
+                )
+            )
+        raw = self._stop_reason or "end_turn"
+        events.append(Finish(_STOP_REASONS.get(raw, "other"), raw))
+        return events
+
+    def _read_usage(self, usage: dict[str, Any]) -> None:
+        # message_delta counts are cumulative: the latest value replaces the earlier one.
+        for key, attr in (
+            ("input_tokens", "_input_tokens"),
+            ("cache_read_input_tokens", "_cache_read"),
+            ("cache_creation_input_tokens", "_cache_write"),
+            ("output_tokens", "_output_tokens"),
+        ):
+            value = usage.get(key)
+            if isinstance(value, int):
+                setattr(self, attr, value)
+                self._usage_seen = True
+
+
+def decode_message(payload: Any) -> list[StreamEvent]:
+    """A whole (non-streamed) Messages API reply."""
+    message = error_message_of(payload)
+    if message is not None:
+        raise StreamErrorEvent(message)
+    if not isinstance(payload, dict) or not isinstance(payload.get("content"), list):
+        raise ProtocolError("the reply is JSON but not a message")
+    decoder = AnthropicStreamDecoder()
+    decoder._read_usage(payload.get("usage") or {})
+    events: list[StreamEvent] = []
+    for index, block in enumerate(payload["content"]):
+        events += decoder._on_content_block_start({"index": index, "content_block": block})
+        if block.get("type") == "thinking" and block.get("thinking"):
+            events.append(ReasoningDelta(block["thinking"]))
+        events += decoder._on_content_block_stop({"index": index})
+    decoder._stop_reason = str(payload.get("stop_reason") or "end_turn")
+    return events + decoder.end()

@@ -1,0 +1,115 @@
+"""Typed broker errors.
+
+Policies (retry, cloud fallback, what to tell the user) ask an error what it is — `retryable`,
+`fallback_eligible` — instead of matching message strings. Every error renders as one line via
+`str()`, naming what failed and where.
+"""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base of every broker failure. `partial` keeps whatever text arrived before it."""
+
+    retryable: bool = False
+    fallback_eligible: bool = False
+
+    def __init__(self, message: str, *, target: str | None = None, partial: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.target = target
+        self.partial = partial
+
+    def __str__(self) -> str:
+        where = f"{self.target}: " if self.target else ""
+        return f"{where}{self.message}"
+
+
+class ConfigError(LLMError):
+    """The request cannot be made as configured (unknown preset, missing API key variable)."""
+
+
+class ConnectError(LLMError):
+    """Cannot reach the endpoint: refused, DNS failure, TLS failure."""
+
+    retryable = True
+    fallback_eligible = True
+
+
+class TimedOut(LLMError):
+    """No connection or no byte within the allowed time. `phase` is `connect` or `idle`."""
+
+    retryable = True
+    fallback_eligible = True
+
+    def __init__(
+        self, message: str, *, phase: str, target: str | None = None, partial: str = ""
+    ) -> None:
+        super().__init__(message, target=target, partial=partial)
+        self.phase = phase
+
+
+class HTTPStatusError(LLMError):
+    """The server answered with a non-success status before streaming began."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        body: str = "",
+        retry_after_s: float | None = None,
+        target: str | None = None,
+    ) -> None:
+        super().__init__(message, target=target)
+        self.status = status
+        self.body = body
+        self.retry_after_s = retry_after_s
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status in (408, 429) or self.status >= 500
+
+    @property
+    def fallback_eligible(self) -> bool:  # type: ignore[override]
+        return self.status == 408 or self.status >= 500
+
+
+class AuthError(HTTPStatusError):
+    """401/403: the key is missing, wrong or lacks permission. Never retried, never falls back."""
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return False
+
+    @property
+    def fallback_eligible(self) -> bool:  # type: ignore[override]
+        return False
+
+
+class ModelNotFoundError(HTTPStatusError):
+    """404: the endpoint does not serve this model. Another preset may."""
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return False
+
+    @property
+    def fallback_eligible(self) -> bool:  # type: ignore[override]
+        return True
+
+
+class StreamErrorEvent(LLMError):
+    """The server reported an error inside a stream that had already started."""
+
+
+class TruncatedStreamError(LLMError):
+    """The stream ended without a finish reason or `[DONE]`: the reply is incomplete."""
+
+
+class ProtocolError(LLMError):
+    """The server answered with something that is not the protocol: HTML, non-JSON, garbage."""
+
+
+class Cancelled(LLMError):
+    """The user stopped the reply (Ctrl-C); `partial` holds what had arrived."""

@@ -1,0 +1,305 @@
+"""The OpenAI-compatible chat-completions protocol: request bodies and a stream decoder.
+
+The decoder is pure: it turns parsed SSE events into broker events and knows every quirk the
+servers aish meets are known to have (llama-server, Ollama, vLLM, LM Studio, OpenRouter, OpenAI):
+comment pings, `usage: null` on every chunk, usage chunks with `choices` empty, null or missing,
+tool calls in fragments or whole, two names for reasoning, error objects inside a 200 stream.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
+from aish.llm.types import (
+    Finish,
+    FinishReason,
+    Message,
+    ModelTarget,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    ToolSpec,
+    Usage,
+)
+
+_FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "eos": "stop",
+    "end_turn": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
+def chat_url(target: ModelTarget) -> str:
+    return target.endpoint.rstrip("/") + "/chat/completions"
+
+
+def request_headers(target: ModelTarget) -> dict[str, str]:
+    headers = {"Accept": "text/event-stream"}
+    if target.api_key:
+        headers["Authorization"] = f"Bearer {target.api_key}"
+    headers.update(dict(target.headers))
+    return headers
+
+
+def request_body(
+    target: ModelTarget, messages: Sequence[Message], tools: Sequence[ToolSpec] | None
+) -> dict[str, Any]:
+    """The JSON body. Key order is fixed so identical inputs serialise to identical bytes."""
+    body: dict[str, Any] = {
+        "model": target.model,
+        "messages": [_message_json(m) for m in messages],
+        "stream": True,
+        # Usage is always asked for; servers that ignore the option simply omit it.
+        "stream_options": {"include_usage": True},
+    }
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in tools
+        ]
+    if target.max_tokens is not None:
+        body["max_tokens"] = target.max_tokens
+    if target.temperature is not None:
+        body["temperature"] = target.temperature
+    return body
+
+
+def _message_json(message: Message) -> dict[str, Any]:
+    if message.role == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id or "",
+            "content": message.content,
+        }
+    out: dict[str, Any] = {"role": message.role}
+    if message.tool_calls:
+        # Strict templates reject an empty string next to tool calls; null is the API's form.
+        out["content"] = message.content or None
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for c in message.tool_calls
+        ]
+    else:
+        out["content"] = message.content
+    if message.name:
+        out["name"] = message.name
+    return out
+
+
+@dataclass
+class _PartialToolCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+def error_message_of(payload: Any) -> str | None:
+    """The message of an error object in any of the shapes servers use, or None."""
+    if not isinstance(payload, dict):
+        return None
+    error = payload.get("error")
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("type") or json.dumps(error)
+        code = error.get("code")
+        return f"{message} (code {code})" if code not in (None, "") else str(message)
+    if isinstance(error, str) and error:
+        return error
+    if payload.get("object") == "error" or payload.get("type") == "error":
+        return str(payload.get("message") or payload.get("detail") or json.dumps(payload))
+    return None
+
+
+class OpenAIStreamDecoder:
+    """Feed SSE events; get broker events. `end()` validates that the reply was complete."""
+
+    def __init__(self) -> None:
+        self.text_seen = ""
+        self._tool_calls: dict[int, _PartialToolCall] = {}
+        self._finish_raw: str | None = None
+        self._done = False
+        self._usage: Usage | None = None
+        self._timings: dict[str, Any] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._done
+
+    def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
+        if self._done:
+            return []
+        if event.event == "error":
+            raise StreamErrorEvent(_describe_error_data(event.data), partial=self.text_seen)
+        data = event.data.strip()
+        if not data:
+            return []
+        if data == "[DONE]":
+            self._done = True
+            return self._closing_events()
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise ProtocolError(
+                f"unreadable stream chunk: {data[:80]!r}", partial=self.text_seen
+            ) from None
+        message = error_message_of(chunk)
+        if message is not None:
+            raise StreamErrorEvent(message, partial=self.text_seen)
+        if not isinstance(chunk, dict):
+            raise ProtocolError(f"unexpected stream chunk: {data[:80]!r}", partial=self.text_seen)
+        return self._chunk_events(chunk)
+
+    def end(self) -> list[StreamEvent]:
+        """The body ended. Without `[DONE]` the reply still counts if a finish reason came."""
+        if self._done:
+            return []
+        if self._finish_raw is None:
+            raise TruncatedStreamError(
+                "the stream ended before the reply did", partial=self.text_seen
+            )
+        self._done = True
+        return self._closing_events()
+
+    def _chunk_events(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if isinstance(chunk.get("timings"), dict):
+            self._timings = chunk["timings"]
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self._usage = _usage_from(usage)
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            events.extend(self._delta_events(choice.get("delta") or choice.get("message") or {}))
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str) and reason:
+                if reason.lower() == "error":
+                    raise StreamErrorEvent("the server reported an error", partial=self.text_seen)
+                self._finish_raw = reason
+        return events
+
+    def _delta_events(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        for key in ("reasoning_content", "reasoning"):
+            piece = delta.get(key)
+            if isinstance(piece, str) and piece:
+                events.append(ReasoningDelta(piece))
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self.text_seen += content
+            events.append(TextDelta(content))
+        for fragment in delta.get("tool_calls") or ():
+            if isinstance(fragment, dict):
+                self._add_tool_fragment(fragment)
+        return events
+
+    def _add_tool_fragment(self, fragment: dict[str, Any]) -> None:
+        index = fragment.get("index")
+        if not isinstance(index, int):
+            index = len(self._tool_calls)
+        call = self._tool_calls.setdefault(index, _PartialToolCall())
+        # Some servers repeat id/name as empty strings on later fragments: never overwrite.
+        if fragment.get("id"):
+            call.id = str(fragment["id"])
+        function = fragment.get("function") or {}
+        if function.get("name"):
+            call.name = str(function["name"])
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.arguments.append(arguments)
+        elif isinstance(arguments, dict):
+            call.arguments.append(json.dumps(arguments))
+
+    def _closing_events(self) -> list[StreamEvent]:
+        events: list[StreamEvent] = [
+            ToolCallReady(
+                ToolCall(id=c.id or f"call_{i}", name=c.name, arguments="".join(c.arguments))
+            )
+            for i, c in sorted(self._tool_calls.items())
+        ]
+        usage = self._usage or _usage_from_timings(self._timings)
+        if usage is not None:
+            if self._timings is not None and usage.timings is None:
+                usage = Usage(
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cached_tokens or int(self._timings.get("cache_n") or 0),
+                    usage.provider_cost_usd,
+                    usage.estimated,
+                    self._timings,
+                )
+            events.append(usage)
+        raw = self._finish_raw
+        reason: FinishReason = _FINISH_REASONS.get((raw or "stop").lower(), "other")
+        if self._tool_calls and reason == "stop":
+            reason = "tool_calls"
+        events.append(Finish(reason, raw))
+        return events
+
+
+def _usage_from(usage: dict[str, Any]) -> Usage:
+    details = usage.get("prompt_tokens_details") or {}
+    cost = usage.get("cost")
+    return Usage(
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+        provider_cost_usd=float(cost) if isinstance(cost, int | float) else None,
+    )
+
+
+def _usage_from_timings(timings: dict[str, Any] | None) -> Usage | None:
+    """llama-server's `timings` counts tokens exactly even when no usage chunk was sent."""
+    if not timings or "prompt_n" not in timings:
+        return None
+    cache_n = int(timings.get("cache_n") or 0)
+    return Usage(
+        prompt_tokens=int(timings.get("prompt_n") or 0) + cache_n,
+        completion_tokens=int(timings.get("predicted_n") or 0),
+        cached_tokens=cache_n,
+        timings=timings,
+    )
+
+
+def _describe_error_data(data: str) -> str:
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return data.strip()[:200] or "the server reported an error"
+    return error_message_of(payload) or data.strip()[:200]
+
+
+def decode_completion(payload: Any) -> list[StreamEvent]:
+    """A whole (non-streamed) completion, for servers that ignore `stream: true`."""
+    message = error_message_of(payload)
+    if message is not None:
+        raise StreamErrorEvent(message)
+    if not isinstance(payload, dict) or not isinstance(payload.get("choices"), list):
+        raise ProtocolError("the reply is JSON but not a chat completion")
+    decoder = OpenAIStreamDecoder()
+    events = decoder._chunk_events(payload)
+    if decoder._finish_raw is None:
+        decoder._finish_raw = "stop"
+    return events + decoder.end()

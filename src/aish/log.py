@@ -1,0 +1,34 @@
+"""Where diagnostics go: a log file under the XDG state dir, never the user's terminal.
+
+`AISH_LOG=debug` (or info, warning) raises the detail; tracebacks of failures that the user
+saw as one line are always written here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+_configured = False
+
+
+def configure_logging(log_file: Path) -> None:
+    global _configured
+    if _configured:
+        return
+    _configured = True
+    level_name = os.environ.get("AISH_LOG", "warning").upper()
+    level = getattr(logging, level_name, logging.WARNING)
+    root = logging.getLogger("aish")
+    root.setLevel(level)
+    root.propagate = False
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
+    root.addHandler(handler)

@@ -1,0 +1,5 @@
+"""MCP server connections (the SDK is imported lazily), the tool catalogue and calls with
+timeouts.
+
+Imports nothing from `agent` or `ui`.
+"""

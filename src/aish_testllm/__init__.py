@@ -1,0 +1,1 @@
+"""aish-testllm: a scripted model server for tests, benchmarks and demos."""
