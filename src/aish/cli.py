@@ -94,7 +94,7 @@ def _run_shell(args: argparse.Namespace) -> int:
         'Try: aish ask "<question>"   aish doctor   aish init',
         file=sys.stderr,
     )
-    return EXIT_USAGE
+    return EXIT_OK
 
 
 def _run_ask(args: argparse.Namespace) -> int:

@@ -8,10 +8,13 @@ the real code.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 
 import httpx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aish.llm.anthropic_protocol import AnthropicStreamDecoder
 from aish.llm.openai_protocol import OpenAIStreamDecoder
@@ -133,3 +136,12 @@ def test_anthropic_stream_is_the_same_wherever_it_is_split() -> None:
             assert await _decode(pieces, AnthropicStreamDecoder()) == whole, pieces
 
     asyncio.run(run())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=len(OPENAI_STREAM) - 1), max_size=12))
+def test_openai_stream_survives_any_multiway_split(cuts: list[int]) -> None:
+    points = [0, *sorted(set(cuts)), len(OPENAI_STREAM)]
+    pieces = [OPENAI_STREAM[a:b] for a, b in itertools.pairwise(points)]
+    whole = asyncio.run(_decode([OPENAI_STREAM], OpenAIStreamDecoder()))
+    assert asyncio.run(_decode(pieces, OpenAIStreamDecoder())) == whole

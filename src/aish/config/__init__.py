@@ -3,3 +3,53 @@ file < AISH_* environment < CLI flags), XDG paths and zero-config autodetection 
 
 Imports nothing from the other rooms except `llm` types it describes by name only.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aish.config.loader import LoadedConfig, load_config
+    from aish.config.paths import config_file, data_dir, log_file, state_dir
+    from aish.config.presets import ModelPreset, is_loopback_endpoint
+    from aish.config.schema import AishConfig
+    from aish.config.targets import resolve_target
+
+__all__ = [
+    "AishConfig",
+    "LoadedConfig",
+    "ModelPreset",
+    "config_file",
+    "data_dir",
+    "is_loopback_endpoint",
+    "load_config",
+    "log_file",
+    "resolve_target",
+    "state_dir",
+]
+
+# Public name → module that defines it. Resolved on first use so that `import aish.config`
+# (done by every entry point) costs nothing until a name is actually needed.
+_HOMES = {
+    "AishConfig": "aish.config.schema",
+    "LoadedConfig": "aish.config.loader",
+    "ModelPreset": "aish.config.presets",
+    "config_file": "aish.config.paths",
+    "data_dir": "aish.config.paths",
+    "is_loopback_endpoint": "aish.config.presets",
+    "load_config": "aish.config.loader",
+    "log_file": "aish.config.paths",
+    "resolve_target": "aish.config.targets",
+    "state_dir": "aish.config.paths",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'aish.config' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
+import ssl
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -267,10 +269,15 @@ async def _status_error(response: httpx.Response, target: ModelTarget) -> HTTPSt
 
 
 def _reason(exc: BaseException) -> str:
+    """The root cause in a few words: httpx wraps it (anyio's text hides it entirely)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror):
+            return "unknown host"
+        if isinstance(cause, ssl.SSLError):
+            return f"TLS error: {cause.reason or cause}"
+        cause = cause.__cause__ or cause.__context__
     text = str(exc).strip()
-    lowered = text.lower()
-    if "refused" in lowered:
-        return "connection refused"
-    if "name or service not known" in lowered or "nodename nor servname" in lowered:
-        return "unknown host"
     return text.splitlines()[0][:160] if text else type(exc).__name__

@@ -104,7 +104,13 @@ class StreamErrorEvent(LLMError):
 
 
 class TruncatedStreamError(LLMError):
-    """The stream ended without a finish reason or `[DONE]`: the reply is incomplete."""
+    """The stream ended without a finish reason or `[DONE]`: the reply is incomplete.
+
+    Retryable because a connection that drops before anything arrived is a transport failure;
+    the broker never retries once output was shown, so a cut after text surfaces as is.
+    """
+
+    retryable = True
 
 
 class ProtocolError(LLMError):

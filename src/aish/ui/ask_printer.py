@@ -39,6 +39,7 @@ class AskPrinter:
         self._color = color
         self._show_reasoning = show_reasoning
         self._ends_with_newline = True
+        self._wrote_text = False
         self._reasoning_open = False
         self._err_console: Console | None = None
 
@@ -49,6 +50,7 @@ class AskPrinter:
             self._close_reasoning()
             self._out.write(event.text)
             self._out.flush()
+            self._wrote_text = True
             self._ends_with_newline = event.text.endswith("\n")
         elif isinstance(event, ReasoningDelta) and self._show_reasoning:
             # Reasoning goes to stderr so a piped answer stays clean.
@@ -77,7 +79,7 @@ class AskPrinter:
             return
         if not self._ends_with_newline:
             self._out.write("\n")
-        if cut:
+        if cut and self._wrote_text:
             self._err.write("[aish] reply cut short\n")
         if commands:
             self._print_commands(commands)

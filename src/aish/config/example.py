@@ -1,0 +1,138 @@
+"""The commented example config that `aish init` writes.
+
+It doubles as the reference for every section: the tests load it and require zero warnings,
+so it cannot drift from the schema unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+EXAMPLE_CONFIG = """\
+# aish configuration. Layers, lowest first: built-in defaults, this file, AISH_* environment
+# variables (AISH_DEFAULT_MODEL=deep, AISH_ROUTING__AUTO=true), command-line flags (--model).
+# Every key below is optional except each preset's `endpoint` and `model`.
+
+# The preset the prompt starts with.
+default_model = "fast"
+
+# ---- model presets ----------------------------------------------------------------------
+# Any OpenAI-compatible chat-completions server (llama-server, Ollama, vLLM, LM Studio,
+# OpenRouter, OpenAI, ...) or Anthropic's Messages API (api = "anthropic").
+
+[models.fast]
+endpoint = "http://127.0.0.1:8080/v1"     # llama-server's default port
+model = "qwen2.5-coder-7b-instruct"
+timeout_s = 60               # longest silence between two bytes of a reply
+connect_timeout_s = 5
+# max_tokens = 2048
+# temperature = 0.2
+# tools = true               # offer MCP tools to this model
+# max_retries = 2            # only before any output was shown
+# secrets = "off"            # default: "off" on 127.0.0.1/localhost, "scrub" anywhere else
+
+[models.deep]
+endpoint = "http://127.0.0.1:11434/v1"    # Ollama
+model = "qwen2.5-coder:32b"
+timeout_s = 120
+
+[models.cloud]
+endpoint = "https://openrouter.ai/api/v1"
+model = "anthropic/claude-sonnet-4.5"
+api_key_env = "OPENROUTER_API_KEY"         # the NAME of the variable holding the key
+secrets = "scrub"                          # replace secrets with placeholders before sending
+price = { input = 3.0, output = 15.0, cached_input = 0.3 }   # $ per million tokens
+
+# [models.claude]
+# endpoint = "https://api.anthropic.com"
+# api = "anthropic"
+# model = "claude-sonnet-4-5"
+# api_key_env = "ANTHROPIC_API_KEY"
+# (api_key = "..." also works but keeps the key in this file; aish warns about it.)
+
+# ---- safety: the gate every command and tool call passes ----------------------------------
+[safety]
+llm_second_opinion = true    # ask a model about commands the rules cannot classify
+llm_model = "fast"
+destructive = []             # extra patterns you consider destructive
+allow = []                   # commands you consider safe; never overrides a built-in rule
+confirm_cmd = true           # false: provably safe CMD: lines run without asking
+
+# ---- Norris: autonomous mode --------------------------------------------------------------
+[norris]
+max_norris_steps = 16
+wall_clock_s = 900
+# cost_cap_dollars = 1.0
+# token_cap = 200000
+command_timeout_s = 300      # a step's command is interrupted, then killed, after this
+skip_budget = 3              # consecutive skipped actions before the run stops
+# preplanner = "cloud"       # one call that splits the goal into TASK: lines
+# executor = "fast"          # runs the tasks step by step
+tasks_max = 16
+# preplan_system = "Split the goal into at most %d TASK: lines."
+
+# ---- memory across sessions -------------------------------------------------------------
+[memory]
+inject_max_chars = 2000      # how much remembered text the model sees at start
+# prune_older_than_days = 90
+# summarizer_model = "fast"
+
+# ---- routing and fallback ---------------------------------------------------------------
+[routing]
+auto = false                 # pick a preset per request from the kind of question
+classes = { code = "deep", reasoning = "cloud", default = "fast" }
+cloud_fallback = false       # retry once elsewhere when the active model cannot be reached
+fallback_model = "cloud"
+
+# ---- conversation context ---------------------------------------------------------------
+[context]
+max_turns = 40
+token_budget = 8192
+summarize_on_evict = false   # summarise evicted turns instead of forgetting them
+# summarizer_model = "fast"
+max_summary_chars = 2000
+output_max_lines = 200       # of one command's output shown to the model (head + tail)
+output_max_bytes = 16384
+
+# ---- cost ---------------------------------------------------------------------------------
+[cost]
+warn_at_dollars = [0.5, 2.0]  # warn once as the session passes each amount
+# stop_at_dollars = 5.0       # refuse further paid calls in this session
+
+# ---- MCP tool servers ---------------------------------------------------------------------
+[mcp]
+import = []                  # JSON files in the common `mcpServers` shape to read as well
+
+# [mcp.servers.time]
+# command = "uvx"
+# args = ["mcp-server-time"]
+# env = {}
+# timeout_s = 30
+# auto_approve = ["time__*"]  # tool names that skip the confirm prompt when the gate agrees
+
+# [mcp.servers.docs]
+# url = "https://example.com/mcp"
+# headers = { Authorization = "Bearer ..." }
+# trusted = false             # trusted servers' read-only hints may count as safe
+
+# ---- terminal -----------------------------------------------------------------------------
+[ui]
+show_reasoning = "dim"       # or "hide"
+# shell = "bash"             # default: $SHELL when it is bash or zsh
+edit_mode = "emacs"          # or "vi"
+"""
+
+
+def write_example(path: Path, *, force: bool = False) -> Path:
+    """Write `EXAMPLE_CONFIG` to `path` (creating folders) and return the path.
+
+    Raises FileExistsError when the file exists and `force` is false. The file is created
+    readable by its owner only, since configs may end up holding keys.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
+    descriptor = os.open(path, flags, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(EXAMPLE_CONFIG)
+    return path

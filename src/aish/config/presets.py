@@ -1,0 +1,108 @@
+"""The model preset: one named endpoint + model + options, as the user writes it in the config.
+
+Also decides which endpoints count as local: a loopback host never sees scrubbing by default,
+everything else does, because a secret that reaches a remote server cannot be called back.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Api = Literal["openai", "anthropic"]
+SecretsMode = Literal["scrub", "off"]
+
+# A POSIX-ish environment variable name. Anything else in `api_key_env` is almost always the key
+# itself pasted into the wrong field, which must not be sent anywhere or echoed back.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_loopback_endpoint(url: str) -> bool:
+    """True when the URL's host is this machine: 127.0.0.0/8, ::1 or `localhost`."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    host = host.rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def check_http_url(value: str) -> str:
+    """Accept an http(s) URL with a host; return it without a trailing slash."""
+    try:
+        parts = urlsplit(value)
+        has_host = bool(parts.hostname)
+    except ValueError:
+        raise ValueError("not a valid URL") from None
+    if parts.scheme not in ("http", "https") or not has_host:
+        raise ValueError("must be an http:// or https:// URL with a host")
+    return value.rstrip("/")
+
+
+class Price(BaseModel):
+    """Dollars per million tokens; unset parts fall back to the bundled price table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
+class ModelPreset(BaseModel):
+    """A named model: where it lives, which protocol it speaks, and how to talk to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoint: str
+    model: str = Field(min_length=1)
+    api: Api = "openai"
+    # The NAME of the variable holding the key; the key itself stays out of the file.
+    api_key_env: str | None = None
+    # Allowed because some users insist; loading one from a file produces a warning.
+    api_key: str | None = None
+    # The idle timeout: the longest silence tolerated between two bytes of a reply.
+    timeout_s: float = Field(default=60.0, gt=0)
+    connect_timeout_s: float = Field(default=5.0, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    price: Price | None = None
+    # None: decided by the endpoint's locality (see `effective_secrets`).
+    secrets: SecretsMode | None = None
+    tools: bool = True
+    max_retries: int = Field(default=2, ge=0)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint_is_http(cls, value: str) -> str:
+        return check_http_url(value)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _api_key_env_is_a_name(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.fullmatch(value):
+            raise ValueError(
+                "must be the NAME of an environment variable (like OPENAI_API_KEY), "
+                "not the key itself"
+            )
+        return value
+
+    def effective_secrets(self) -> SecretsMode:
+        """`scrub` unless set otherwise or the endpoint is on this machine."""
+        if self.secrets is not None:
+            return self.secrets
+        return "off" if is_loopback_endpoint(self.endpoint) else "scrub"

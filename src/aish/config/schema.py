@@ -1,0 +1,211 @@
+"""The config schema: pydantic models for every section of `config.toml`.
+
+Every model forbids unknown keys so a typo is reported instead of silently ignored. Defaults
+here are the built-in layer of the config: a missing file or section means exactly these values.
+Cross-references other than `default_model` (safety.llm_model, routing.classes, …) are resolved
+by the features that use them, because a zero-config setup legitimately lacks those presets.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from aish.config.presets import ModelPreset, Price, check_http_url
+
+__all__ = [
+    "AishConfig",
+    "ContextConfig",
+    "CostConfig",
+    "McpConfig",
+    "McpServer",
+    "MemoryConfig",
+    "ModelPreset",
+    "NorrisConfig",
+    "Price",
+    "RoutingConfig",
+    "SafetyConfig",
+    "UiConfig",
+]
+
+
+class SafetyConfig(BaseModel):
+    """The gate's user-adjustable parts (§5)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    llm_second_opinion: bool = True
+    llm_model: str = "fast"
+    # Extra patterns the user considers destructive; they add to the built-in rules.
+    destructive: list[str] = Field(default_factory=list)
+    # Commands the user marks safe; never lowers a built-in destructive verdict.
+    allow: list[str] = Field(default_factory=list)
+    confirm_cmd: bool = True
+
+
+class NorrisConfig(BaseModel):
+    """Bounds and models of autonomous mode (§6). None means "no such limit"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_norris_steps: int = Field(default=16, ge=1)
+    wall_clock_s: float | None = Field(default=900.0, gt=0)
+    cost_cap_dollars: float | None = Field(default=None, ge=0)
+    token_cap: int | None = Field(default=None, gt=0)
+    command_timeout_s: float = Field(default=300.0, gt=0)
+    skip_budget: int = Field(default=3, ge=0)
+    preplanner: str | None = None
+    executor: str | None = None
+    tasks_max: int = Field(default=16, ge=1)
+    preplan_system: str | None = None
+
+
+class MemoryConfig(BaseModel):
+    """Cross-session memory (§7)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    inject_max_chars: int = Field(default=2000, ge=0)
+    prune_older_than_days: int | None = Field(default=None, gt=0)
+    # None: the `fast` preset when there is one, else the active model.
+    summarizer_model: str | None = None
+
+
+RouteClass = Literal["code", "reasoning", "default"]
+
+
+class RoutingConfig(BaseModel):
+    """Automatic model choice per request and cloud fallback (§8)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    auto: bool = False
+    # Class → preset name; a class with no entry stays on the user's model.
+    classes: dict[RouteClass, str] = Field(default_factory=dict)
+    cloud_fallback: bool = False
+    fallback_model: str | None = None
+
+
+class ContextConfig(BaseModel):
+    """Conversation budgets and summarisation on eviction (§3)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(default=40, ge=1)
+    token_budget: int = Field(default=8192, gt=0)
+    summarize_on_evict: bool = False
+    # None: the `fast` preset when there is one, else the active model.
+    summarizer_model: str | None = None
+    max_summary_chars: int = Field(default=2000, gt=0)
+    # How much of one command's output the model gets (head + tail, with an omission marker).
+    output_max_lines: int = Field(default=200, gt=0)
+    output_max_bytes: int = Field(default=16384, gt=0)
+
+
+class CostConfig(BaseModel):
+    """Spending thresholds for one session (§11)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Written as one number or a list; always held as a list.
+    warn_at_dollars: list[Annotated[float, Field(ge=0)]] = Field(default_factory=list)
+    stop_at_dollars: float | None = Field(default=None, ge=0)
+
+    @field_validator("warn_at_dollars", mode="before")
+    @classmethod
+    def _one_number_is_a_list(cls, value: object) -> object:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return [value]
+        return value
+
+
+class McpServer(BaseModel):
+    """One MCP server: a stdio command or a Streamable HTTP URL (§4)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = Field(default=30.0, gt=0)
+    # A trusted server's read-only annotations may count as safe; others are hints only.
+    trusted: bool = False
+    # Glob patterns of tool names that skip the confirm prompt when the gate raises no flag.
+    auto_approve: list[str] = Field(default_factory=list)
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_http(cls, value: str | None) -> str | None:
+        return None if value is None else check_http_url(value)
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> McpServer:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("set exactly one of `command` (stdio) or `url` (HTTP)")
+        return self
+
+
+class McpConfig(BaseModel):
+    """MCP servers declared here, plus `mcpServers` JSON files to import (§4)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    servers: dict[str, McpServer] = Field(default_factory=dict)
+    # `import` is a Python keyword, hence the alias.
+    import_: list[str] = Field(default_factory=list, alias="import")
+
+
+class UiConfig(BaseModel):
+    """The terminal frontend."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    show_reasoning: Literal["dim", "hide"] = "dim"
+    # None: $SHELL when it is bash or zsh, else bash.
+    shell: str | None = None
+    edit_mode: Literal["emacs", "vi"] = "emacs"
+
+
+class AishConfig(BaseModel):
+    """The whole configuration after layering."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    default_model: str | None = None
+    models: dict[str, ModelPreset] = Field(default_factory=dict)
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    norris: NorrisConfig = Field(default_factory=NorrisConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    routing: RoutingConfig = Field(default_factory=RoutingConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    cost: CostConfig = Field(default_factory=CostConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    ui: UiConfig = Field(default_factory=UiConfig)
+
+    @model_validator(mode="after")
+    def _default_model_is_a_preset(self) -> AishConfig:
+        name = self.default_model
+        if name is None or name in self.models:
+            return self
+        known = ", ".join(self.models) or "none configured"
+        # Raised as a ValidationError so the error sits at `default_model`, not at the root:
+        # the loader uses the location to find the line and to drop just this key.
+        error = PydanticCustomError(
+            "unknown_preset",
+            "no model preset named '{name}' (known: {known})",
+            {"name": name, "known": known},
+        )
+        details = InitErrorDetails(type=error, loc=("default_model",), input=name)
+        raise ValidationError.from_exception_data(type(self).__name__, [details])

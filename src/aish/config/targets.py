@@ -1,0 +1,55 @@
+"""From a preset name to the broker's `ModelTarget`: the one place API keys are read.
+
+Keys are read from the environment at the moment a target is resolved, never stored in the
+config object, so a key exported after start-up is picked up by the next resolution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aish.config.autodetect import how_to_configure
+from aish.config.paths import config_file
+from aish.config.schema import AishConfig
+from aish.llm.errors import ConfigError
+from aish.llm.types import ModelTarget
+
+
+def preset_name(config: AishConfig, name: str | None = None) -> str | None:
+    """The preset a request uses: `name`, else `default_model`, else the first preset."""
+    if name:
+        return name
+    return config.default_model or next(iter(config.models), None)
+
+
+def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str]) -> ModelTarget:
+    """The named preset (or the default) ready for the broker, its key read from `env`.
+
+    Raises `ConfigError` for an unknown name, a missing key variable or no presets at all.
+    """
+    if not config.models:
+        raise ConfigError(how_to_configure(config_file(env)))
+    chosen = preset_name(config, name) or ""
+    preset = config.models.get(chosen)
+    if preset is None:
+        known = ", ".join(config.models)
+        raise ConfigError(f"unknown model preset '{chosen}' (known: {known})")
+    api_key = preset.api_key
+    if preset.api_key_env is not None:
+        api_key = env.get(preset.api_key_env, "").strip()
+        if not api_key:
+            raise ConfigError(
+                f"model preset '{chosen}': environment variable {preset.api_key_env} is not set"
+            )
+    return ModelTarget(
+        name=chosen,
+        endpoint=preset.endpoint,
+        model=preset.model,
+        api=preset.api,
+        api_key=api_key,
+        connect_timeout_s=preset.connect_timeout_s,
+        idle_timeout_s=preset.timeout_s,
+        max_tokens=preset.max_tokens,
+        temperature=preset.temperature,
+        max_retries=preset.max_retries,
+    )

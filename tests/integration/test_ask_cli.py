@@ -1,0 +1,254 @@
+"""`aish ask` as a user runs it: a real process, a real config file, a real model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..conftest import ServeFn
+
+AISH = [sys.executable, "-m", "aish"]
+
+
+def _write_config(home: Path, text: str) -> Path:
+    path = home / "config" / "aish" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _preset(url: str, name: str = "local", extra: str = "") -> str:
+    return (
+        f'default_model = "{name}"\n\n[models.{name}]\nendpoint = "{url}/v1"\n'
+        f'model = "testllm"\ntimeout_s = 5\nmax_retries = 0\n{extra}'
+    )
+
+
+def _ask(
+    *args: str, stdin: str | bytes | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    proc = subprocess.run(
+        [*AISH, "ask", *args],
+        input=data if data is not None else b"",
+        capture_output=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    )
+
+
+def _assert_one_clean_line(stderr: str) -> None:
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+
+
+def test_streams_answer_and_lists_commands_without_running_them(
+    serve: ServeFn, xdg_home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "must-not-exist"
+    server = serve(
+        {
+            "rules": [],
+            "default": {
+                "text": f"Run these:\nCMD: touch {marker}\nCMD: ls -la\nDone.",
+                "chunk_size": 5,
+            },
+        }
+    )
+    _write_config(xdg_home, _preset(server.url))
+    result = _ask("what", "should", "I", "do?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Run these:\nCMD: touch")
+    assert result.stdout.rstrip().endswith(f"CMD: touch {marker}\nCMD: ls -la")
+    assert "Proposed commands (not run)" in result.stdout
+    assert not marker.exists()
+    body = server.requests[0]["body"]
+    assert body["messages"][-1]["content"] == "what should I do?"
+    assert "CMD:" in body["messages"][0]["content"]
+
+
+def test_piped_stdin_is_context_and_invalid_utf8_survives(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve({"rules": [], "default": {"text": "It fails because of X."}})
+    _write_config(xdg_home, _preset(server.url))
+    log = b"".join(b"line %d ok\n" % i for i in range(500)) + b"FATAL: disk \xff full\n"
+    result = _ask("why does it fail?", stdin=log)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "It fails because of X.\n"
+    sent = server.requests[0]["body"]["messages"][-1]["content"]
+    assert "[piped input]" in sent and "FATAL: disk \ufffd full" in sent
+    assert "lines omitted" in sent and sent.endswith("why does it fail?")
+
+
+def test_json_mode_prints_events(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve(
+        {
+            "rules": [],
+            "default": {"text": "Use CMD: below\nCMD: df -h", "reasoning": "disk question"},
+        }
+    )
+    _write_config(xdg_home, _preset(server.url))
+    result = _ask("--json", "disk?")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "reasoning" and "text" in kinds
+    assert kinds[-3:] == ["usage", "finish", "command"]
+    assert events[-1] == {"type": "command", "command": "df -h"}
+    assert "".join(e["text"] for e in events if e["type"] == "text") == "Use CMD: below\nCMD: df -h"
+
+
+def test_model_flag_selects_a_preset(serve: ServeFn, xdg_home: Path) -> None:
+    a = serve({"rules": [], "default": {"text": "from a"}})
+    b = serve({"rules": [], "default": {"text": "from b"}})
+    _write_config(xdg_home, _preset(a.url, "a") + "\n" + _preset(b.url, "b").split("\n", 2)[2])
+    assert _ask("--model", "b", "hi").stdout == "from b\n"
+    assert _ask("hi").stdout == "from a\n"
+
+
+@pytest.mark.parametrize(
+    ("reply", "needle"),
+    [
+        ({"status": 401, "body": {"error": {"message": "Invalid API Key"}}}, "Invalid API Key"),
+        (
+            {
+                "status": 502,
+                "body": "<html><title>Bad Gateway</title></html>",
+                "content_type": "text/html",
+            },
+            "Bad Gateway",
+        ),
+        ({"raw": ["{not json"], "content_type": "application/json"}, "not JSON"),
+        (
+            {"text": "abc", "error_after": 1, "error_style": "openai", "error_message": "kaboom"},
+            "kaboom",
+        ),
+    ],
+)
+def test_server_failures_are_one_line_and_non_zero(
+    serve: ServeFn, xdg_home: Path, reply: dict[str, Any], needle: str
+) -> None:
+    server = serve({"rules": [], "default": reply})
+    _write_config(xdg_home, _preset(server.url))
+    result = _ask("hi")
+    assert result.returncode == 1
+    _assert_one_clean_line(result.stderr.replace("[aish] reply cut short\n", ""))
+    assert needle in result.stderr and result.stderr.startswith(("aish: ", "[aish]"))
+
+
+def test_unreachable_endpoint(xdg_home: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    _write_config(xdg_home, _preset(f"http://127.0.0.1:{port}"))
+    result = _ask("hi")
+    assert result.returncode == 1
+    _assert_one_clean_line(result.stderr)
+    assert "cannot connect" in result.stderr and str(port) in result.stderr
+
+
+def test_unknown_preset_name(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve({"rules": []})
+    _write_config(xdg_home, _preset(server.url))
+    result = _ask("--model", "nope", "hi")
+    assert result.returncode == 2
+    _assert_one_clean_line(result.stderr)
+    assert "nope" in result.stderr and "local" in result.stderr
+
+
+def test_missing_api_key_variable(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve({"rules": []})
+    _write_config(xdg_home, _preset(server.url, extra='api_key_env = "AISH_TEST_NO_SUCH_KEY"\n'))
+    result = _ask("hi")
+    assert result.returncode == 2
+    _assert_one_clean_line(result.stderr)
+    assert "AISH_TEST_NO_SUCH_KEY" in result.stderr
+    assert server.requests == []
+
+
+def test_api_key_is_sent_from_the_named_variable(
+    serve: ServeFn, xdg_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = serve({"rules": [], "default": {"text": "ok"}})
+    _write_config(xdg_home, _preset(server.url, extra='api_key_env = "AISH_TEST_KEY"\n'))
+    monkeypatch.setenv("AISH_TEST_KEY", "sk-live-123")
+    assert _ask("hi").returncode == 0
+    assert server.requests[0]["body"]["model"] == "testllm"
+
+
+def test_malformed_config_warns_with_line_and_still_runs(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve({"rules": [], "default": {"text": "still here"}})
+    _write_config(xdg_home, _preset(server.url) + 'temperature = "hot"\n')
+    result = _ask("hi")
+    assert result.returncode == 0
+    assert result.stdout == "still here\n"
+    assert "config.toml:8: key models.local.temperature" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_toml_syntax_error_is_one_line(xdg_home: Path) -> None:
+    _write_config(xdg_home, "[models.x\nendpoint = 1\n")
+    result = _ask("hi")
+    assert result.returncode != 0
+    assert "config.toml:1:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_nothing_to_ask_is_a_usage_error(xdg_home: Path) -> None:
+    result = _ask()
+    assert result.returncode == 2 and "nothing to ask" in result.stderr
+
+
+def test_version_does_not_import_httpx_or_mcp() -> None:
+    code = (
+        "import sys\nfrom aish.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('httpx', 'mcp', 'pydantic', 'rich') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["aish 0.1.0", "[]"]
+
+
+def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
+    serve: ServeFn, xdg_home: Path
+) -> None:
+    import signal
+    import time
+
+    server = serve(
+        {
+            "rules": [],
+            "default": {
+                "text": "first part, then much more text",
+                "chunk_size": 11,
+                "delay_ms": 400,
+            },
+        }
+    )
+    _write_config(xdg_home, _preset(server.url))
+    proc = subprocess.Popen(
+        [*AISH, "ask", "hi"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    first = os.read(proc.stdout.fileno(), 64)  # blocks until the answer starts streaming
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.monotonic() - started < 2
+    assert proc.returncode == 130
+    text = (first + out).decode()
+    assert text.startswith("first part,") and "much more text" not in text
+    assert "cut short" in err.decode() and b"Traceback" not in err

@@ -1,0 +1,82 @@
+"""Resolving a preset name into the broker's ModelTarget, and the errors on the way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aish.config import AishConfig, resolve_target
+from aish.llm.errors import ConfigError
+from aish.llm.types import ModelTarget
+
+CONFIG = AishConfig.model_validate(
+    {
+        "default_model": "deep",
+        "models": {
+            "fast": {"endpoint": "http://127.0.0.1:8080/v1", "model": "small"},
+            "deep": {
+                "endpoint": "https://api.anthropic.com",
+                "model": "claude",
+                "api": "anthropic",
+                "api_key_env": "DEEP_KEY",
+                "timeout_s": 90,
+                "connect_timeout_s": 3,
+                "max_tokens": 1000,
+                "temperature": 0.5,
+                "max_retries": 0,
+            },
+            "inline": {
+                "endpoint": "https://example.com/v1",
+                "model": "x",
+                "api_key": "sk-inline",
+            },
+        },
+    }
+)
+
+
+def test_named_preset_maps_every_option() -> None:
+    target = resolve_target(CONFIG, "deep", {"DEEP_KEY": "sk-deep"})
+    assert target == ModelTarget(
+        name="deep",
+        endpoint="https://api.anthropic.com",
+        model="claude",
+        api="anthropic",
+        api_key="sk-deep",
+        connect_timeout_s=3,
+        idle_timeout_s=90,
+        max_tokens=1000,
+        temperature=0.5,
+        max_retries=0,
+    )
+
+
+def test_default_model_then_the_first_preset() -> None:
+    assert resolve_target(CONFIG, None, {"DEEP_KEY": "k"}).name == "deep"
+    no_default = CONFIG.model_copy(update={"default_model": None})
+    first = resolve_target(no_default, None, {})
+    assert (first.name, first.api_key, first.idle_timeout_s) == ("fast", None, 60)
+    assert resolve_target(CONFIG, "inline", {}).api_key == "sk-inline"
+
+
+def test_missing_or_empty_key_variable() -> None:
+    for env in ({}, {"DEEP_KEY": ""}, {"DEEP_KEY": "  "}):
+        with pytest.raises(ConfigError) as caught:
+            resolve_target(CONFIG, "deep", env)
+        assert str(caught.value) == "model preset 'deep': environment variable DEEP_KEY is not set"
+
+
+def test_unknown_preset_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        resolve_target(CONFIG, "nope", {})
+    assert str(caught.value) == "unknown model preset 'nope' (known: fast, deep, inline)"
+
+
+def test_no_presets_says_how_to_configure(tmp_path: Path) -> None:
+    path = tmp_path / "cfg.toml"
+    with pytest.raises(ConfigError) as caught:
+        resolve_target(AishConfig(), None, {"AISH_CONFIG": str(path)})
+    assert "aish init" in str(caught.value) and str(path) in str(caught.value)
+    with pytest.raises(ConfigError):
+        resolve_target(AishConfig(), "fast", {})
