@@ -129,7 +129,8 @@ def _run_ask(args: argparse.Namespace) -> int:
     try:
         target = resolve_target(loaded.config, args.model, os.environ)
     except ConfigError as error:
-        printer.error(error)
+        if str(error) not in loaded.warnings:  # "no model configured" was already said
+            printer.error(error)
         return EXIT_USAGE
     messages = build_ask_messages(question, piped, _prompt_facts())
     try:
@@ -141,7 +142,9 @@ def _run_ask(args: argparse.Namespace) -> int:
     if outcome.error is not None:
         import logging
 
-        logging.getLogger("aish.ask").info("request failed", exc_info=outcome.error)
+        logging.getLogger("aish.ask").warning(
+            "request failed: %s", outcome.error, exc_info=outcome.error
+        )
         printer.error(outcome.error)
         return EXIT_USAGE if isinstance(outcome.error, ConfigError) else EXIT_FAILED
     return EXIT_OK
@@ -187,22 +190,21 @@ def _run_doctor(args: argparse.Namespace) -> int:
     loaded = _load(args)
     config = loaded.config
     print(f"aish {__version__}")
-    print(f"config file: {loaded.user_file or 'none (built-in defaults)'}")
-    if loaded.autodetected:
-        print("presets: detected automatically (no config file)")
-    overridden = sorted(k for k, v in loaded.sources.items() if v != "default")
-    for key in overridden:
-        print(f"  {key}: {loaded.sources[key]}")
+    print(f"config file: {loaded.user_file or 'none'}")
+    print("config sources, lowest first:")
+    for source, keys in _keys_by_source(loaded.sources).items():
+        shown = ", ".join(keys[:3]) + (f", … ({len(keys)} keys)" if len(keys) > 3 else "")
+        print(f"  {source}: {shown}")
     if not config.models:
         print("no model presets")
         return EXIT_FAILED
-    print(f"default model: {config.default_model or '(first preset)'}")
+    print(f"presets (default: {config.default_model or next(iter(config.models))}):")
     healthy = True
     for name in config.models:
         try:
             target = resolve_target(config, name, os.environ)
         except ConfigError as error:
-            print(f"  {name}: {error}")
+            print(f"  [bad] {error}")
             healthy = False
             continue
         ok, detail = asyncio.run(check_endpoint(target, min(target.connect_timeout_s, 3.0)))
@@ -210,6 +212,19 @@ def _run_doctor(args: argparse.Namespace) -> int:
         mark = "ok " if ok else "bad"
         print(f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}")
     return EXIT_OK if healthy else EXIT_FAILED
+
+
+def _keys_by_source(sources: dict[str, str]) -> dict[str, list[str]]:
+    """Group `key → source` as `source → keys`, in layer precedence order."""
+    grouped: dict[str, list[str]] = {}
+    for key, source in sources.items():
+        grouped.setdefault(source, []).append(key)
+
+    def rank(source: str) -> int:
+        prefixes = ("default", "autodetect", "", "env ", "flag ")
+        return next((i for i, p in enumerate(prefixes) if p and source.startswith(p)), 2)
+
+    return {source: sorted(grouped[source]) for source in sorted(grouped, key=rank)}
 
 
 _COMMANDS = {

@@ -155,6 +155,9 @@ def test_unreachable_endpoint(xdg_home: Path) -> None:
     assert result.returncode == 1
     _assert_one_clean_line(result.stderr)
     assert "cannot connect" in result.stderr and str(port) in result.stderr
+    # The details the terminal was spared are in the log under the XDG state dir.
+    log = (xdg_home / "state" / "aish" / "aish.log").read_text()
+    assert "Traceback" in log and "ConnectError" in log and str(port) in log
 
 
 def test_unknown_preset_name(serve: ServeFn, xdg_home: Path) -> None:
@@ -252,3 +255,42 @@ def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     text = (first + out).decode()
     assert text.startswith("first part,") and "much more text" not in text
     assert "cut short" in err.decode() and b"Traceback" not in err
+
+
+def test_doctor_shows_sources_and_which_presets_answer(
+    serve: ServeFn, xdg_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = serve({"rules": [], "models": ["testllm"]})
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    path = _write_config(
+        xdg_home,
+        _preset(server.url, "good")
+        + f'\n[models.dead]\nendpoint = "http://127.0.0.1:{dead}/v1"\nmodel = "m"\n'
+        + '\n[models.keyless]\nendpoint = "https://example.invalid/v1"\nmodel = "m"\n'
+        + 'api_key_env = "AISH_TEST_ABSENT"\n',
+    )
+    monkeypatch.setenv("AISH_DEFAULT_MODEL", "dead")
+    out = subprocess.run([*AISH, "doctor"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    lines = out.stdout.splitlines()
+    assert f"config file: {path}" in lines
+    assert "  env AISH_DEFAULT_MODEL: default_model" in lines
+    assert any(line.startswith(f"  {path}: ") for line in lines)
+    assert "presets (default: dead):" in lines
+    assert any(line.startswith("  [ok ] good: testllm") and "answers" in line for line in lines)
+    assert any(line.startswith("  [bad] dead:") and "connection refused" in line for line in lines)
+    assert any(line.startswith("  [bad] ") and "AISH_TEST_ABSENT" in line for line in lines)
+
+
+def test_init_writes_a_config_that_loads_cleanly_and_never_overwrites(xdg_home: Path) -> None:
+    first = subprocess.run([*AISH, "init"], capture_output=True, text=True, timeout=30)
+    path = xdg_home / "config" / "aish" / "config.toml"
+    assert first.returncode == 0 and path.exists() and str(path) in first.stdout
+    path.write_text(path.read_text() + "\n# mine\n")
+    again = subprocess.run([*AISH, "init"], capture_output=True, text=True, timeout=30)
+    assert again.returncode == 2 and "--force" in again.stderr
+    assert path.read_text().endswith("# mine\n")
+    doctor = subprocess.run([*AISH, "doctor"], capture_output=True, text=True, timeout=30)
+    assert doctor.stderr == ""  # the example has no mistakes to warn about

@@ -108,7 +108,7 @@ async def stream_chat(
     """
     wire = _wire(target, messages, tools)
     owned = client is None
-    http = client or httpx.AsyncClient()
+    http = client or _client_for(target)
     try:
         attempt = 0
         while True:
@@ -144,6 +144,14 @@ async def chat(
     async for event in stream_chat(target, messages, tools, client=client):
         reply.add(event)
     return reply
+
+
+def _client_for(target: ModelTarget) -> httpx.AsyncClient:
+    """A client for one target. Loading the CA bundle costs ~30 ms of start-up, so it is
+    skipped for plain-http endpoints (local servers), where there is no certificate to check;
+    redirects are not followed, so the client never reaches an https URL unverified."""
+    plain = target.endpoint.lower().startswith("http://")
+    return httpx.AsyncClient(verify=not plain, follow_redirects=False)
 
 
 def _retry_wait(error: LLMError, attempt: int, target: ModelTarget) -> float | None:

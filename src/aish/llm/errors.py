@@ -102,6 +102,10 @@ class ModelNotFoundError(HTTPStatusError):
 class StreamErrorEvent(LLMError):
     """The server reported an error inside a stream that had already started."""
 
+    def __str__(self) -> str:
+        where = f"{self.target}: " if self.target else ""
+        return f"{where}error in the reply stream: {self.message}"
+
 
 class TruncatedStreamError(LLMError):
     """The stream ended without a finish reason or `[DONE]`: the reply is incomplete.
