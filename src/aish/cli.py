@@ -22,25 +22,39 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     command = getattr(args, "command", None) or "shell"
-    from aish.config.paths import log_file
-    from aish.log import configure_logging
-
-    configure_logging(log_file())
     try:
+        from aish.config.paths import log_file
+        from aish.log import configure_logging
+
+        configure_logging(log_file())
         return int(_COMMANDS[command](args))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`aish ask … | head`): nothing left to say, and nobody to say it to.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:  # the last line of defence: one line on screen, details in the log
         import logging
 
         logging.getLogger("aish").exception("unhandled error in `aish %s`", command)
-        print(f"aish: internal error: {exc} (details in {log_file()})", file=sys.stderr)
+        print(f"aish: internal error: {exc} (details in the log, AISH_LOG=debug)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,23 +115,28 @@ def _run_ask(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.agent.oneshot import ask_once, build_ask_messages
+    from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages
     from aish.config import resolve_target
-    from aish.conversation.attachments import decode_lossless
+    from aish.conversation.attachments import Bounds, read_bounded
     from aish.llm.errors import ConfigError
     from aish.ui.ask_printer import AskPrinter
 
     question = " ".join(args.question).strip()
+    if not question and sys.stdin.isatty():
+        print('aish: nothing to ask: aish ask "<question>"', file=sys.stderr)
+        return EXIT_USAGE
+    loaded = _load(args)
     piped = None
     if not sys.stdin.isatty():
-        piped = decode_lossless(sys.stdin.buffer.read()) or None
+        context = loaded.config.context
+        bounds = Bounds(context.output_max_lines, context.output_max_bytes)
+        piped = read_bounded(sys.stdin.buffer, bounds) or None
     if not question and piped is None:
         print('aish: nothing to ask: aish ask "<question>"', file=sys.stderr)
         return EXIT_USAGE
     if not question:
         question = "What does this show? Point out anything wrong."
 
-    loaded = _load(args)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json
     printer = AskPrinter(
         sys.stdout,
@@ -130,22 +149,22 @@ def _run_ask(args: argparse.Namespace) -> int:
         target = resolve_target(loaded.config, args.model, os.environ)
     except ConfigError as error:
         if str(error) not in loaded.warnings:  # "no model configured" was already said
-            printer.error(error)
+            print(f"aish: {error}", file=sys.stderr)
         return EXIT_USAGE
     messages = build_ask_messages(question, piped, _prompt_facts())
+    outcome = AskOutcome()
     try:
-        outcome = asyncio.run(ask_once(target, messages, printer.event, printer.retrying))
+        asyncio.run(ask_once(target, messages, printer, outcome))
     except KeyboardInterrupt:
-        printer.finish([], cut=True)
+        printer.close()
         return EXIT_INTERRUPTED
-    printer.finish(outcome.commands, cut=outcome.reply.cut)
+    printer.close()
     if outcome.error is not None:
         import logging
 
         logging.getLogger("aish.ask").warning(
             "request failed: %s", outcome.error, exc_info=outcome.error
         )
-        printer.error(outcome.error)
         return EXIT_USAGE if isinstance(outcome.error, ConfigError) else EXIT_FAILED
     return EXIT_OK
 

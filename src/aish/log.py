@@ -11,6 +11,12 @@ import os
 from pathlib import Path
 
 _configured = False
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
 
 
 def configure_logging(log_file: Path) -> None:
@@ -18,8 +24,7 @@ def configure_logging(log_file: Path) -> None:
     if _configured:
         return
     _configured = True
-    level_name = os.environ.get("AISH_LOG", "warning").upper()
-    level = getattr(logging, level_name, logging.WARNING)
+    level = _LEVELS.get(os.environ.get("AISH_LOG", "").strip().lower(), logging.WARNING)
     root = logging.getLogger("aish")
     root.setLevel(level)
     root.propagate = False

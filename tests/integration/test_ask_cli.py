@@ -24,10 +24,10 @@ def _write_config(home: Path, text: str) -> Path:
     return path
 
 
-def _preset(url: str, name: str = "local", extra: str = "") -> str:
+def _preset(url: str, name: str = "local", extra: str = "", retries: int = 0) -> str:
     return (
         f'default_model = "{name}"\n\n[models.{name}]\nendpoint = "{url}/v1"\n'
-        f'model = "testllm"\ntimeout_s = 5\nmax_retries = 0\n{extra}'
+        f'model = "testllm"\ntimeout_s = 5\nmax_retries = {retries}\n{extra}'
     )
 
 
@@ -150,7 +150,8 @@ def test_unreachable_endpoint(xdg_home: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    _write_config(xdg_home, _preset(f"http://127.0.0.1:{port}"))
+    # With the default retries: the short backoffs stay quiet, the failure is one line.
+    _write_config(xdg_home, _preset(f"http://127.0.0.1:{port}", retries=2))
     result = _ask("hi")
     assert result.returncode == 1
     _assert_one_clean_line(result.stderr)
@@ -294,3 +295,41 @@ def test_init_writes_a_config_that_loads_cleanly_and_never_overwrites(xdg_home: 
     assert path.read_text().endswith("# mine\n")
     doctor = subprocess.run([*AISH, "doctor"], capture_output=True, text=True, timeout=30)
     assert doctor.stderr == ""  # the example has no mistakes to warn about
+
+
+def test_a_command_cut_off_mid_line_is_not_proposed(serve: ServeFn, xdg_home: Path) -> None:
+    text = "Clean the cache:\nCMD: ls /tmp\nCMD: rm -rf /tmp/build/cache\n"
+    server = serve({"rules": [], "default": {"text": text, "chunk_size": 13, "cut_after": 4}})
+    _write_config(xdg_home, _preset(server.url))
+    result = _ask("clean")
+    assert result.returncode == 1
+    assert result.stdout.startswith("Clean the cache:\nCMD: ls /tmp\nCMD: rm -rf /tmp/build")
+    assert result.stdout.rstrip().endswith("Proposed commands (not run):\nCMD: ls /tmp")
+    assert "cut short" in result.stderr
+
+
+def test_reader_going_away_is_quiet(serve: ServeFn, xdg_home: Path) -> None:
+    server = serve({"rules": [], "default": {"text": "x" * 200_000, "chunk_size": 4096}})
+    _write_config(xdg_home, _preset(server.url))
+    proc = subprocess.Popen(
+        [*AISH, "ask", "hi"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # like `| head -c 10`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=20) == 141
+    assert err == ""
+
+
+def test_deeply_nested_config_and_odd_log_level_are_one_line(
+    xdg_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_config(xdg_home, "x = " + "[" * 3000 + "]" * 3000 + "\n")
+    monkeypatch.setenv("AISH_LOG", "basic_format")
+    result = _ask("hi")
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert "config.toml: syntax: values nested too deeply" in result.stderr

@@ -28,3 +28,40 @@ def test_byte_bound_holds_for_long_lines_and_one_huge_line() -> None:
 
 def test_invalid_utf8_is_replaced_not_fatal() -> None:
     assert decode_lossless(b"ok \xff\xfe end") == "ok \ufffd\ufffd end"
+
+
+def test_reading_a_huge_stream_keeps_memory_to_the_bounds() -> None:
+    import io
+
+    class Endless(io.RawIOBase):
+        """2 million lines, generated as read: never all in memory at once."""
+
+        def __init__(self) -> None:
+            self.sent = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+            if self.sent >= 2_000_000:
+                return 0
+            lines = min(len(buffer) // 8, 2_000_000 - self.sent)
+            data = b"".join(b"y%06d\n" % ((self.sent + i) % 1_000_000) for i in range(lines))
+            buffer[: len(data)] = data
+            self.sent += lines
+            return len(data)
+
+    from aish.conversation.attachments import read_bounded
+
+    out = read_bounded(io.BufferedReader(Endless()), Bounds(max_lines=20, max_bytes=4096))
+    lines = out.splitlines()
+    assert lines[0] == "y000000" and lines[-1] == "y999999"
+    assert "[… 1999980 lines omitted …]" in lines and len(lines) == 21
+
+
+def test_small_stream_comes_back_exactly() -> None:
+    import io
+
+    from aish.conversation.attachments import read_bounded
+
+    assert read_bounded(io.BytesIO(b"a\nb \xff\n")) == "a\nb \ufffd\n"

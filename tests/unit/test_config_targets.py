@@ -80,3 +80,21 @@ def test_no_presets_says_how_to_configure(tmp_path: Path) -> None:
     assert "aish init" in str(caught.value) and str(path) in str(caught.value)
     with pytest.raises(ConfigError):
         resolve_target(AishConfig(), "fast", {})
+
+
+def test_a_key_http_cannot_carry_is_refused_without_echoing_it() -> None:
+    import pytest
+
+    from aish.config.schema import AishConfig
+    from aish.config.targets import resolve_target
+    from aish.llm.errors import ConfigError
+
+    config = AishConfig.model_validate(
+        {"models": {"c": {"endpoint": "https://x.example/v1", "model": "m", "api_key_env": "K"}}}
+    )
+    for bad in ("sk-abc\nX-Evil: 1", "sk-abc\u200b", "sk abc"):
+        with pytest.raises(ConfigError) as caught:
+            resolve_target(config, None, {"K": bad})
+        assert "environment variable K" in str(caught.value)
+        assert "sk-" not in str(caught.value)
+    assert resolve_target(config, None, {"K": "sk-fine_123"}).api_key == "sk-fine_123"

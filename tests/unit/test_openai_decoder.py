@@ -129,3 +129,59 @@ def test_event_named_error_is_an_error() -> None:
     decoder = OpenAIStreamDecoder()
     with pytest.raises(StreamErrorEvent, match="bad"):
         decoder.feed(ServerSentEvent(event="error", data='{"error": {"message": "bad"}}'))
+
+
+def _tool_chunk(*fragments: dict[str, object]) -> str:
+    return _data({"choices": [{"index": 0, "delta": {"tool_calls": list(fragments)}}]})
+
+
+def _finish(reason: str = "tool_calls") -> str:
+    return _data({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+
+
+def test_ollama_parallel_calls_all_with_index_zero_stay_apart() -> None:
+    raw = (
+        _tool_chunk({"index": 0, "id": "a", "function": {"name": "w", "arguments": '{"p":"a"}'}})
+        + _tool_chunk({"index": 0, "id": "b", "function": {"name": "w", "arguments": '{"p":"b"}'}})
+        + _finish()
+    )
+    reply = _run(raw)
+    assert [(c.id, c.arguments) for c in reply.tool_calls] == [
+        ("a", '{"p":"a"}'),
+        ("b", '{"p":"b"}'),
+    ]
+
+
+def test_fragments_without_index_continue_the_call_they_belong_to() -> None:
+    raw = (
+        _tool_chunk({"id": "a", "function": {"name": "w", "arguments": ""}})
+        + _tool_chunk({"function": {"arguments": '{"p":'}})
+        + _tool_chunk({"function": {"arguments": '"a"}'}})
+        + _tool_chunk({"id": "b", "function": {"name": "r", "arguments": "{}"}})
+        + _finish()
+    )
+    reply = _run(raw)
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("a", "w", '{"p":"a"}'),
+        ("b", "r", "{}"),
+    ]
+
+
+def test_reasoning_under_both_names_is_shown_once() -> None:
+    raw = _data(
+        {"choices": [{"index": 0, "delta": {"reasoning_content": "think", "reasoning": "think"}}]}
+    ) + _finish("stop")
+    assert _run(raw).reasoning == "think"
+
+
+def test_error_events_carry_their_status_and_only_5xx_is_retryable() -> None:
+    for payload, status, retryable in [
+        ({"error": {"code": 502, "message": "Provider returned error"}}, 502, True),
+        ({"error": {"type": "overloaded_error", "message": "Overloaded"}}, 529, True),
+        ({"error": {"code": 400, "message": "bad"}}, 400, False),
+        ({"error": {"message": "no code"}}, None, False),
+    ]:
+        with pytest.raises(StreamErrorEvent) as caught:
+            _run(_data(payload))
+        assert (caught.value.status, caught.value.retryable) == (status, retryable)
+        assert not caught.value.fallback_eligible

@@ -36,7 +36,7 @@ _HOMES = {
     "ModelPreset": "aish.config.presets",
     "config_file": "aish.config.paths",
     "data_dir": "aish.config.paths",
-    "is_loopback_endpoint": "aish.config.presets",
+    "is_loopback_endpoint": "aish.llm.endpoints",
     "load_config": "aish.config.loader",
     "log_file": "aish.config.paths",
     "resolve_target": "aish.config.targets",

@@ -122,6 +122,8 @@ def read_user_file(path: Path, *, explicit: bool) -> tuple[FileLayer, list[str],
         layer.data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return layer, [_syntax_warning(display, text, exc)], True
+    except RecursionError:  # tomllib recurses per nesting level; a hostile file can nest deeply
+        return layer, [f"{display}: syntax: values nested too deeply"], True
     try:
         layer.lines = locate_keys(text)
     except Exception:  # line numbers only improve messages; a locator bug must not stop aish

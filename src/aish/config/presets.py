@@ -6,14 +6,17 @@ everything else does, because a secret that reaches a remote server cannot be ca
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Api = Literal["openai", "anthropic"]
+from aish.llm.endpoints import is_loopback_endpoint
+from aish.llm.types import Api
+
+__all__ = ["Api", "ModelPreset", "Price", "check_http_url", "is_loopback_endpoint"]
+
 SecretsMode = Literal["scrub", "off"]
 
 # A POSIX-ish environment variable name. Anything else in `api_key_env` is almost always the key
@@ -21,35 +24,20 @@ SecretsMode = Literal["scrub", "off"]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def is_loopback_endpoint(url: str) -> bool:
-    """True when the URL's host is this machine: 127.0.0.0/8, ::1 or `localhost`."""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    host = host.rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback
-
-
 def check_http_url(value: str) -> str:
     """Accept an http(s) URL with a host; return it without a trailing slash."""
     try:
         parts = urlsplit(value)
         has_host = bool(parts.hostname)
+        parts.port  # noqa: B018 -- raises ValueError for a port out of range
     except ValueError:
-        raise ValueError("not a valid URL") from None
+        raise ValueError("not a valid URL (check the host and port)") from None
     if parts.scheme not in ("http", "https") or not has_host:
         raise ValueError("must be an http:// or https:// URL with a host")
+    if parts.query or parts.fragment:
+        # Paths are appended to the endpoint (`/chat/completions`); a query would end up
+        # in the middle of the URL.
+        raise ValueError("must not contain a query (?…) or fragment (#…)")
     return value.rstrip("/")
 
 
@@ -84,7 +72,7 @@ class ModelPreset(BaseModel):
     # None: decided by the endpoint's locality (see `effective_secrets`).
     secrets: SecretsMode | None = None
     tools: bool = True
-    max_retries: int = Field(default=2, ge=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
 
     @field_validator("endpoint")
     @classmethod

@@ -15,6 +15,10 @@ from aish.llm.errors import ConfigError
 from aish.llm.types import ModelTarget
 
 
+def _sendable(key: str) -> bool:
+    return key.isascii() and key.isprintable() and " " not in key
+
+
 def preset_name(config: AishConfig, name: str | None = None) -> str | None:
     """The preset a request uses: `name`, else `default_model`, else the first preset."""
     if name:
@@ -35,12 +39,18 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
         known = ", ".join(config.models)
         raise ConfigError(f"unknown model preset '{chosen}' (known: {known})")
     api_key = preset.api_key
+    source = "its api_key"
     if preset.api_key_env is not None:
         api_key = env.get(preset.api_key_env, "").strip()
+        source = f"environment variable {preset.api_key_env}"
         if not api_key:
-            raise ConfigError(
-                f"model preset '{chosen}': environment variable {preset.api_key_env} is not set"
-            )
+            raise ConfigError(f"model preset '{chosen}': {source} is not set")
+    if api_key is not None and not _sendable(api_key):
+        # Never echo the value: it is a secret, and the odd character is likely a paste error.
+        raise ConfigError(
+            f"model preset '{chosen}': {source} holds characters an HTTP header cannot carry "
+            "(a line break, a space or non-ASCII text?)"
+        )
     return ModelTarget(
         name=chosen,
         endpoint=preset.endpoint,

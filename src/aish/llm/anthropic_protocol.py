@@ -15,7 +15,7 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
-from aish.llm.openai_protocol import error_message_of
+from aish.llm.http_errors import server_error_in
 from aish.llm.types import (
     Finish,
     FinishReason,
@@ -44,17 +44,29 @@ _STOP_REASONS: dict[str, FinishReason] = {
 }
 
 
+def _v1_base(target: ModelTarget) -> str:
+    # Users write the endpoint with or without `/v1`.
+    return target.endpoint.rstrip("/").removesuffix("/v1") + "/v1"
+
+
 def messages_url(target: ModelTarget) -> str:
-    base = target.endpoint.rstrip("/")
-    return base + "/messages" if base.endswith("/v1") else base + "/v1/messages"
+    return _v1_base(target) + "/messages"
 
 
-def request_headers(target: ModelTarget) -> dict[str, str]:
-    headers = {"Accept": "text/event-stream", "anthropic-version": API_VERSION}
+def models_url(target: ModelTarget) -> str:
+    return _v1_base(target) + "/models"
+
+
+def auth_headers(target: ModelTarget) -> dict[str, str]:
+    headers = {"anthropic-version": API_VERSION}
     if target.api_key:
         headers["x-api-key"] = target.api_key
     headers.update(dict(target.headers))
     return headers
+
+
+def request_headers(target: ModelTarget) -> dict[str, str]:
+    return {"Accept": "text/event-stream", **auth_headers(target)}
 
 
 def request_body(
@@ -144,7 +156,11 @@ class AnthropicStreamDecoder:
         return self._done
 
     def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
-        if self._done or not event.data.strip():
+        if self._done:
+            return []
+        if not event.data.strip():
+            if event.event == "error":
+                raise StreamErrorEvent("the server reported an error", partial=self.text_seen)
             return []
         try:
             payload = json.loads(event.data)
@@ -153,9 +169,12 @@ class AnthropicStreamDecoder:
                 f"unreadable stream event: {event.data[:80]!r}", partial=self.text_seen
             ) from None
         kind = event.event or (payload.get("type") if isinstance(payload, dict) else None)
-        if kind == "error" or error_message_of(payload) is not None:
+        error = server_error_in(payload)
+        if kind == "error" or error is not None:
             raise StreamErrorEvent(
-                error_message_of(payload) or "the server reported an error", partial=self.text_seen
+                error.message if error else "the server reported an error",
+                status=error.status if error else None,
+                partial=self.text_seen,
             )
         if not isinstance(payload, dict):
             raise ProtocolError("unexpected stream event", partial=self.text_seen)
@@ -250,9 +269,9 @@ class AnthropicStreamDecoder:
 
 def decode_message(payload: Any) -> list[StreamEvent]:
     """A whole (non-streamed) Messages API reply."""
-    message = error_message_of(payload)
-    if message is not None:
-        raise StreamErrorEvent(message)
+    error = server_error_in(payload)
+    if error is not None:
+        raise StreamErrorEvent(error.message, status=error.status)
     if not isinstance(payload, dict) or not isinstance(payload.get("content"), list):
         raise ProtocolError("the reply is JSON but not a message")
     decoder = AnthropicStreamDecoder()

@@ -30,10 +30,14 @@ class ConfigError(LLMError):
 
 
 class ConnectError(LLMError):
-    """Cannot reach the endpoint: refused, DNS failure, TLS failure."""
+    """Cannot reach the endpoint: refused, DNS failure, TLS failure. `reason` says which."""
 
     retryable = True
     fallback_eligible = True
+
+    def __init__(self, message: str, *, reason: str = "", target: str | None = None) -> None:
+        super().__init__(message, target=target)
+        self.reason = reason
 
 
 class TimedOut(LLMError):
@@ -68,7 +72,10 @@ class HTTPStatusError(LLMError):
 
     @property
     def retryable(self) -> bool:  # type: ignore[override]
-        return self.status in (408, 429) or self.status >= 500
+        # A 429 without Retry-After is usually a quota, not a burst: waiting will not help.
+        if self.status == 429:
+            return self.retry_after_s is not None
+        return self.status == 408 or self.status >= 500
 
     @property
     def fallback_eligible(self) -> bool:  # type: ignore[override]
@@ -100,7 +107,27 @@ class ModelNotFoundError(HTTPStatusError):
 
 
 class StreamErrorEvent(LLMError):
-    """The server reported an error inside a stream that had already started."""
+    """The server reported an error inside a stream that had already started.
+
+    Servers that open the stream at once (OpenRouter, Anthropic) report upstream overloads
+    this way; when the event carries a 5xx-like status it is retryable — which the broker only
+    does while nothing was shown. It never falls back to another model (SPEC §8).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        target: str | None = None,
+        partial: str = "",
+    ) -> None:
+        super().__init__(message, target=target, partial=partial)
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status is not None and (self.status == 408 or self.status >= 500)
 
     def __str__(self) -> str:
         where = f"{self.target}: " if self.target else ""
@@ -119,7 +146,3 @@ class TruncatedStreamError(LLMError):
 
 class ProtocolError(LLMError):
     """The server answered with something that is not the protocol: HTML, non-JSON, garbage."""
-
-
-class Cancelled(LLMError):
-    """The user stopped the reply (Ctrl-C); `partial` holds what had arrived."""

@@ -16,6 +16,7 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
+from aish.llm.http_errors import ServerError, server_error_in
 from aish.llm.types import (
     Finish,
     FinishReason,
@@ -45,12 +46,18 @@ def chat_url(target: ModelTarget) -> str:
     return target.endpoint.rstrip("/") + "/chat/completions"
 
 
-def request_headers(target: ModelTarget) -> dict[str, str]:
-    headers = {"Accept": "text/event-stream"}
-    if target.api_key:
-        headers["Authorization"] = f"Bearer {target.api_key}"
+def models_url(target: ModelTarget) -> str:
+    return target.endpoint.rstrip("/") + "/models"
+
+
+def auth_headers(target: ModelTarget) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
     headers.update(dict(target.headers))
     return headers
+
+
+def request_headers(target: ModelTarget) -> dict[str, str]:
+    return {"Accept": "text/event-stream", **auth_headers(target)}
 
 
 def request_body(
@@ -116,28 +123,13 @@ class _PartialToolCall:
     arguments: list[str] = field(default_factory=list)
 
 
-def error_message_of(payload: Any) -> str | None:
-    """The message of an error object in any of the shapes servers use, or None."""
-    if not isinstance(payload, dict):
-        return None
-    error = payload.get("error")
-    if isinstance(error, dict):
-        message = error.get("message") or error.get("type") or json.dumps(error)
-        code = error.get("code")
-        return f"{message} (code {code})" if code not in (None, "") else str(message)
-    if isinstance(error, str) and error:
-        return error
-    if payload.get("object") == "error" or payload.get("type") == "error":
-        return str(payload.get("message") or payload.get("detail") or json.dumps(payload))
-    return None
-
-
 class OpenAIStreamDecoder:
     """Feed SSE events; get broker events. `end()` validates that the reply was complete."""
 
     def __init__(self) -> None:
         self.text_seen = ""
         self._tool_calls: dict[int, _PartialToolCall] = {}
+        self._last = 0  # index of the call the latest fragment went to
         self._finish_raw: str | None = None
         self._done = False
         self._usage: Usage | None = None
@@ -151,7 +143,7 @@ class OpenAIStreamDecoder:
         if self._done:
             return []
         if event.event == "error":
-            raise StreamErrorEvent(_describe_error_data(event.data), partial=self.text_seen)
+            raise self._error(_error_in_data(event.data))
         data = event.data.strip()
         if not data:
             return []
@@ -164,12 +156,15 @@ class OpenAIStreamDecoder:
             raise ProtocolError(
                 f"unreadable stream chunk: {data[:80]!r}", partial=self.text_seen
             ) from None
-        message = error_message_of(chunk)
-        if message is not None:
-            raise StreamErrorEvent(message, partial=self.text_seen)
+        error = server_error_in(chunk)
+        if error is not None:
+            raise self._error(error)
         if not isinstance(chunk, dict):
             raise ProtocolError(f"unexpected stream chunk: {data[:80]!r}", partial=self.text_seen)
         return self._chunk_events(chunk)
+
+    def _error(self, error: ServerError) -> StreamErrorEvent:
+        return StreamErrorEvent(error.message, status=error.status, partial=self.text_seen)
 
     def end(self) -> list[StreamEvent]:
         """The body ended. Without `[DONE]` the reply still counts if a finish reason came."""
@@ -196,16 +191,19 @@ class OpenAIStreamDecoder:
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 if reason.lower() == "error":
-                    raise StreamErrorEvent("the server reported an error", partial=self.text_seen)
+                    raise self._error(ServerError("the server reported an error", None))
                 self._finish_raw = reason
         return events
 
     def _delta_events(self, delta: dict[str, Any]) -> list[StreamEvent]:
         events: list[StreamEvent] = []
+        # vLLM sent both names during its rename: the first present one is the reasoning.
         for key in ("reasoning_content", "reasoning"):
             piece = delta.get(key)
-            if isinstance(piece, str) and piece:
-                events.append(ReasoningDelta(piece))
+            if isinstance(piece, str):
+                if piece:
+                    events.append(ReasoningDelta(piece))
+                break
         content = delta.get("content")
         if isinstance(content, str) and content:
             self.text_seen += content
@@ -216,9 +214,18 @@ class OpenAIStreamDecoder:
         return events
 
     def _add_tool_fragment(self, fragment: dict[str, Any]) -> None:
+        fragment_id = str(fragment.get("id") or "")
         index = fragment.get("index")
         if not isinstance(index, int):
-            index = len(self._tool_calls)
+            # No index: a fragment with an id starts a call, one without continues the last.
+            index = len(self._tool_calls) if fragment_id or not self._tool_calls else self._last
+        elif fragment_id and self._tool_calls.get(index, _PartialToolCall()).id not in (
+            "",
+            fragment_id,
+        ):
+            # Ollama streams parallel calls whole, each with index 0 and its own id.
+            index = max(self._tool_calls) + 1
+        self._last = index
         call = self._tool_calls.setdefault(index, _PartialToolCall())
         # Some servers repeat id/name as empty strings on later fragments: never overwrite.
         if fragment.get("id"):
@@ -283,19 +290,19 @@ def _usage_from_timings(timings: dict[str, Any] | None) -> Usage | None:
     )
 
 
-def _describe_error_data(data: str) -> str:
+def _error_in_data(data: str) -> ServerError:
     try:
         payload = json.loads(data)
     except ValueError:
-        return data.strip()[:200] or "the server reported an error"
-    return error_message_of(payload) or data.strip()[:200]
+        return ServerError(data.strip()[:200] or "the server reported an error", None)
+    return server_error_in(payload) or ServerError(data.strip()[:200], None)
 
 
 def decode_completion(payload: Any) -> list[StreamEvent]:
     """A whole (non-streamed) completion, for servers that ignore `stream: true`."""
-    message = error_message_of(payload)
-    if message is not None:
-        raise StreamErrorEvent(message)
+    error = server_error_in(payload)
+    if error is not None:
+        raise StreamErrorEvent(error.message, status=error.status)
     if not isinstance(payload, dict) or not isinstance(payload.get("choices"), list):
         raise ProtocolError("the reply is JSON but not a chat completion")
     decoder = OpenAIStreamDecoder()

@@ -7,23 +7,45 @@ output is piped or `NO_COLOR` is set, and `--json` (one JSON object per event an
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
 
-from aish.llm.errors import LLMError
-from aish.llm.types import (
-    Finish,
-    ReasoningDelta,
-    StreamEvent,
-    TextDelta,
-    ToolCallReady,
-    Usage,
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    CommandProposed,
+    ReplyFinished,
+    RequestFailed,
+    Retrying,
+    Status,
+    ToolCallProposed,
+    UsageRecorded,
 )
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+# Backoffs (0.5 s, 1 s with the default two retries) pass quietly; a long wait, such as a
+# server's Retry-After, is worth a line.
+_ANNOUNCED_RETRY_S = 2.0
+
+_JSON_TYPES: dict[type, str] = {
+    AssistantDelta: "text",
+    AssistantReasoning: "reasoning",
+    ToolCallProposed: "tool_call",
+    UsageRecorded: "usage",
+    ReplyFinished: "finish",
+    CommandProposed: "command",
+    Retrying: "retrying",
+    RequestFailed: "error",
+    Status: "status",
+}
+
 
 class AskPrinter:
+    """A `Frontend` for one question."""
+
     def __init__(
         self,
         out: TextIO,
@@ -41,71 +63,54 @@ class AskPrinter:
         self._ends_with_newline = True
         self._wrote_text = False
         self._reasoning_open = False
+        self._commands_shown = 0
         self._err_console: Console | None = None
 
-    def event(self, event: StreamEvent) -> None:
+    def render(self, event: AgentEvent) -> None:
         if self._json:
-            self._emit_json(_event_json(event))
-        elif isinstance(event, TextDelta):
+            self._render_json(event)
+        elif isinstance(event, AssistantDelta):
             self._close_reasoning()
             self._out.write(event.text)
             self._out.flush()
             self._wrote_text = True
             self._ends_with_newline = event.text.endswith("\n")
-        elif isinstance(event, ReasoningDelta) and self._show_reasoning:
-            # Reasoning goes to stderr so a piped answer stays clean.
-            self._reasoning_open = True
-            if self._color:
-                self._rich_err().print(event.text, style="dim", end="", markup=False)
-            else:
-                self._err.write(event.text)
+        elif isinstance(event, AssistantReasoning):
+            self._reasoning(event.text)
+        elif isinstance(event, ReplyFinished):
+            self.close()
+            if event.cut and self._wrote_text:
+                self._status("reply cut short")
+        elif isinstance(event, CommandProposed):
+            self._command(event.command)
+        elif isinstance(event, Retrying):
+            if event.wait_s >= _ANNOUNCED_RETRY_S:
+                self._status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
+        elif isinstance(event, RequestFailed):
+            self.close()
+            self._err.write(f"aish: {event.message}\n")
             self._err.flush()
+        elif isinstance(event, Status):
+            self._status(event.text)
 
-    def retrying(self, error: LLMError, wait_s: float, attempt: int) -> None:
-        self.status(f"{error}; retrying in {wait_s:.1f}s (attempt {attempt + 1})")
-
-    def status(self, line: str) -> None:
-        if self._json:
-            self._emit_json({"type": "status", "message": line})
-        else:
-            self._err.write(f"[aish] {line}\n")
-            self._err.flush()
-
-    def finish(self, commands: list[str], *, cut: bool) -> None:
+    def close(self) -> None:
+        """End the answer's last line and any open reasoning block."""
         self._close_reasoning()
-        if self._json:
-            for command in commands:
-                self._emit_json({"type": "command", "command": command})
-            return
-        if not self._ends_with_newline:
+        if not self._json and not self._ends_with_newline:
             self._out.write("\n")
-        if cut and self._wrote_text:
-            self._err.write("[aish] reply cut short\n")
-        if commands:
-            self._print_commands(commands)
+            self._ends_with_newline = True
         self._out.flush()
 
-    def error(self, error: LLMError | str) -> None:
-        if self._json:
-            kind = type(error).__name__ if isinstance(error, LLMError) else "error"
-            self._emit_json({"type": "error", "kind": kind, "message": str(error)})
-        self._err.write(f"aish: {error}\n")
-        self._err.flush()
-
-    def _print_commands(self, commands: list[str]) -> None:
-        if not self._color:
-            self._out.write("\nProposed commands (not run):\n")
-            for command in commands:
-                self._out.write(f"CMD: {command}\n")
+    def _reasoning(self, text: str) -> None:
+        if not self._show_reasoning:
             return
-        from rich.console import Console
-        from rich.syntax import Syntax
-
-        console = Console(file=self._out, highlight=False)
-        console.print("\n[bold]Proposed commands[/bold] [dim](not run)[/dim]")
-        for command in commands:
-            console.print("[bold cyan]CMD:[/bold cyan] ", end="")
-            console.print(Syntax(command, "bash", theme="ansi_dark", background_color="default"))
+        # Reasoning goes to stderr so a piped answer stays clean.
+        self._reasoning_open = True
+        if self._color:
+            self._console(self._err).print(text, style="dim", end="", markup=False)
+        else:
+            self._err.write(text)
+        self._err.flush()
 
     def _close_reasoning(self) -> None:
         if self._reasoning_open:
@@ -113,34 +118,40 @@ class AskPrinter:
             self._err.write("\n")
             self._err.flush()
 
-    def _rich_err(self) -> Console:
+    def _command(self, command: str) -> None:
+        first = self._commands_shown == 0
+        self._commands_shown += 1
+        if not self._color:
+            if first:
+                self._out.write("\nProposed commands (not run):\n")
+            self._out.write(f"CMD: {command}\n")
+            self._out.flush()
+            return
+        from rich.syntax import Syntax
+
+        console = self._console(self._out)
+        if first:
+            console.print("\n[bold]Proposed commands[/bold] [dim](not run)[/dim]")
+        console.print("[bold cyan]CMD:[/bold cyan] ", end="")
+        console.print(Syntax(command, "bash", theme="ansi_dark", background_color="default"))
+
+    def _status(self, text: str) -> None:
+        self._err.write(f"[aish] {text}\n")
+        self._err.flush()
+
+    def _console(self, stream: TextIO) -> Console:
         from rich.console import Console  # rich loads only when there is something to style
 
-        if self._err_console is None:
-            self._err_console = Console(file=self._err, highlight=False)
-        return self._err_console
+        if stream is self._err:
+            if self._err_console is None:
+                self._err_console = Console(file=stream, highlight=False)
+            return self._err_console
+        return Console(file=stream, highlight=False)
 
-    def _emit_json(self, payload: dict[str, object]) -> None:
+    def _render_json(self, event: AgentEvent) -> None:
+        payload = {"type": _JSON_TYPES[type(event)], **asdict(event)}
         self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
         self._out.flush()
-
-
-def _event_json(event: StreamEvent) -> dict[str, object]:
-    if isinstance(event, TextDelta):
-        return {"type": "text", "text": event.text}
-    if isinstance(event, ReasoningDelta):
-        return {"type": "reasoning", "text": event.text}
-    if isinstance(event, ToolCallReady):
-        c = event.call
-        return {"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
-    if isinstance(event, Usage):
-        return {
-            "type": "usage",
-            "prompt_tokens": event.prompt_tokens,
-            "completion_tokens": event.completion_tokens,
-            "cached_tokens": event.cached_tokens,
-            "cost_usd": event.provider_cost_usd,
-            "estimated": event.estimated,
-        }
-    assert isinstance(event, Finish)
-    return {"type": "finish", "reason": event.reason, "raw_reason": event.raw_reason}
+        if isinstance(event, RequestFailed):
+            self._err.write(f"aish: {event.message}\n")
+            self._err.flush()
