@@ -433,3 +433,25 @@ def test_no_autodetection_when_a_file_or_env_names_presets(
     env["AISH_MODELS__MINE__MODEL"] = "m"
     loaded = load_config(env=env)
     assert list(loaded.config.models) == ["mine"] and not loaded.autodetected
+
+
+def test_a_pasted_key_in_api_key_env_drops_the_preset_without_echoing_it(
+    xdg_home: Path,
+) -> None:
+    from aish.config import load_config
+
+    path = xdg_home / "config" / "aish" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        '[models.cloud]\nendpoint = "https://openrouter.ai/api/v1"\nmodel = "m"\n'
+        'api_key_env = "sk-or-v1-0123456789abcdef"\n'
+        '[models.local]\nendpoint = "http://127.0.0.1:8080/v1"\nmodel = "m"\n'
+        '[models.badport]\nendpoint = "http://127.0.0.1:99999/v1"\nmodel = "m"\n'
+        '[models.query]\nendpoint = "https://x.example/v1?api-version=1"\nmodel = "m"\n'
+    )
+    loaded = load_config()
+    assert list(loaded.config.models) == ["local"]
+    text = "\n".join(loaded.warnings)
+    assert "config.toml:4: key models.cloud.api_key_env" in text and "models.cloud ignored" in text
+    assert "sk-or-v1" not in text
+    assert "models.badport" in text and "models.query" in text

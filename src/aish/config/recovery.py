@@ -133,8 +133,9 @@ def _problem(error: ErrorDetails, loc: KeyPath, path: KeyPath) -> Problem:
     shown = _shown_value(error["input"], path, type_error=kind in _FRIENDLY)
     if shown is not None and kind != "unknown_preset":
         message += f" (got {shown})"
-    # Without a required key its table cannot stand, so the table goes, in one step.
-    drop = path[:-1] if len(path) > 1 and _is_required(path) else path
+    # Without a required key its table cannot stand, so the table goes, in one step. The same
+    # for a bad credential: a preset without its key would send unauthenticated requests.
+    drop = path[:-1] if len(path) > 1 and (_is_required(path) or _is_credential(path)) else path
     return Problem(path, drop, message)
 
 
@@ -162,6 +163,13 @@ def _suggest(path: KeyPath) -> str | None:
         return None
     matches = difflib.get_close_matches(name, list(_fields(model)), n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+_CREDENTIAL_KEYS = frozenset({"api_key", "api_key_env"})
+
+
+def _is_credential(path: KeyPath) -> bool:
+    return len(path) == 3 and path[0] == "models" and str(path[-1]) in _CREDENTIAL_KEYS
 
 
 def _is_required(path: KeyPath) -> bool:

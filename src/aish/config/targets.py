@@ -32,7 +32,13 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
     Raises `ConfigError` for an unknown name, a missing key variable or no presets at all.
     """
     if not config.models:
-        raise ConfigError(how_to_configure(config_file(env)))
+        path = config_file(env)
+        if path.exists():  # `aish init` would refuse to overwrite it; say what to fix instead
+            raise ConfigError(
+                f"no usable model preset in {path}: add a [models.<name>] table "
+                "with an endpoint and a model"
+            )
+        raise ConfigError(how_to_configure(path))
     chosen = preset_name(config, name) or ""
     preset = config.models.get(chosen)
     if preset is None:
