@@ -3,3 +3,18 @@ project trust. One database file in WAL mode shared by several aish processes.
 
 Imports nothing from `agent` or `ui`.
 """
+
+from aish.store.api import Store
+from aish.store.database import default_store_path
+from aish.store.errors import StoreError, StoreVersionError
+from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
+
+__all__ = [
+    "SessionInfo",
+    "SessionSummary",
+    "Store",
+    "StoreError",
+    "StoreVersionError",
+    "TurnRecord",
+    "default_store_path",
+]

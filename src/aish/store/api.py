@@ -1,0 +1,91 @@
+"""`Store`: the one object the rest of aish holds, a facade over the store's modules.
+
+Each area (sessions here; memory, the usage ledger and trust in later issues) lives in its own
+module as functions over a `Database`, and `Store` exposes them as methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from aish.store import sessions
+from aish.store.database import Database, default_store_path
+from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
+
+
+class Store:
+    """One SQLite file (WAL, busy timeout, versioned schema) shared by every aish process.
+
+    Every write is one short transaction, committed before the method returns. Failures are
+    `StoreError` (one line naming the file); a file from a newer aish is `StoreVersionError`.
+    Usable as a context manager, which closes it.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> Store:
+        """Open (creating directories and file as needed) and migrate; None → the default."""
+        return cls(Database.open(default_store_path() if path is None else Path(path)))
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self.db.path
+
+    def close(self) -> None:
+        """Close the connection. Everything was already committed; closing twice is fine."""
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # sessions
+
+    def start_session(
+        self, *, name: str | None = None, cwd: str = "", model: str = ""
+    ) -> SessionInfo:
+        """Create a session; a `name` already in use moves to it."""
+        return sessions.start_session(self.db, name=name, cwd=cwd, model=model)
+
+    def append_turn(self, session_id: int, kind: str, payload: Mapping[str, Any]) -> int:
+        """Log a turn in one committed transaction; return its id. Unknown session: StoreError."""
+        return sessions.append_turn(self.db, session_id, kind, payload)
+
+    def turns(self, session_id: int) -> list[TurnRecord]:
+        """A session's turns in the order written."""
+        return sessions.turns(self.db, session_id)
+
+    def name_session(self, session_id: int, name: str) -> None:
+        """`:save <name>`. Names are unique: a session that already had `name` loses it."""
+        sessions.name_session(self.db, session_id, name)
+
+    def find_session(self, name: str) -> SessionInfo | None:
+        """The session called `name`, if any."""
+        return sessions.find_session(self.db, name)
+
+    def get_session(self, session_id: int) -> SessionInfo | None:
+        """The session with this id, if any."""
+        return sessions.get_session(self.db, session_id)
+
+    def last_session(self, *, exclude: int | None = None) -> SessionInfo | None:
+        """The most recently active session with turns, other than `exclude`."""
+        return sessions.last_session(self.db, exclude=exclude)
+
+    def list_sessions(
+        self, limit: int = 20, *, include_empty: bool = False
+    ) -> list[SessionSummary]:
+        """Most recently active first; unnamed sessions without turns only if `include_empty`."""
+        return sessions.list_sessions(self.db, limit, include_empty=include_empty)

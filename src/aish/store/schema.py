@@ -1,0 +1,63 @@
+"""The schema as an ordered list of migration steps.
+
+`PRAGMA user_version` is the number of steps already applied to a database file. Step *n*
+(counting from 1) takes a database from version *n - 1* to *n*; a later issue adds its tables by
+appending one step to `MIGRATIONS` — never by editing a step that has shipped, because databases
+in the wild already ran it.
+
+Each step is a tuple of single SQL statements, run in order inside one transaction together with
+the version bump, so a step is applied entirely or not at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+# `PRAGMA application_id`: the bytes "aish", so another program's SQLite file is recognised.
+APPLICATION_ID: Final = 0x61697368
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: a short description (for error messages) and its statements."""
+
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (
+    Migration(
+        "sessions and turns",
+        (
+            f"PRAGMA application_id = {APPLICATION_ID}",
+            # `activity` orders sessions by their latest write. It comes from a counter bumped
+            # inside each write transaction (writes are serialised), not from the clock, so
+            # "most recently active" holds across processes even when the clock jumps or ticks
+            # coarsely. `last_at` is the wall-clock time of that write, for display.
+            """
+            CREATE TABLE sessions (
+                id          INTEGER PRIMARY KEY AUTOINCREMENT,
+                name        TEXT UNIQUE,
+                started_at  REAL NOT NULL,
+                last_at     REAL NOT NULL,
+                activity    INTEGER NOT NULL,
+                cwd         TEXT NOT NULL DEFAULT '',
+                model       TEXT NOT NULL DEFAULT ''
+            )
+            """,
+            "CREATE INDEX sessions_by_activity ON sessions (activity)",
+            # AUTOINCREMENT: a turn id is never reused, even after a session is deleted.
+            """
+            CREATE TABLE turns (
+                id          INTEGER PRIMARY KEY AUTOINCREMENT,
+                session_id  INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                ts          REAL NOT NULL,
+                kind        TEXT NOT NULL,
+                payload     TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX turns_by_session ON turns (session_id, id)",
+        ),
+    ),
+)
