@@ -1,0 +1,110 @@
+"""One chat turn in the REPL: the question, the streamed reply, then its proposed commands.
+
+The newest user message carries the commands run since the last reply. The reply (partial
+and marked cut if it broke off) joins the conversation; each complete `CMD:` line goes through
+the gate, and only what the gate authorizes runs — in the user's shell, through the runner the
+frontend supplies. Every step is written to the session log as it happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from aish.agent import gate
+from aish.agent.actions import extract_commands
+from aish.agent.events import CommandProposed, Frontend, RequestFailed, Status
+from aish.agent.streaming import complete_lines, stream_reply
+from aish.conversation.context import CommandRun, Conversation
+from aish.llm.errors import LLMError
+from aish.llm.types import Message, ModelTarget, Reply
+
+CommandRunner = Callable[[str, str], Awaitable[CommandRun]]
+"""Runs a command in the user's shell: `(command, source)` → what the model will be told."""
+
+TurnLog = Callable[[str, Mapping[str, Any]], None]
+"""Appends one turn (kind, payload) to the session log."""
+
+
+class ChatFrontend(Frontend, gate.Confirmer, Protocol):
+    """A frontend that can also ask the user about proposed commands."""
+
+
+@dataclass
+class ChatOutcome:
+    reply: Reply = field(default_factory=Reply)
+    error: LLMError | None = None
+    commands: list[str] = field(default_factory=list)
+    ran: list[CommandRun] = field(default_factory=list)
+
+
+_DESCRIBE = (
+    "Explain briefly what this command would do, step by step, and whether it changes or "
+    "deletes anything. Do not propose other commands.\n\n{command}"
+)
+
+
+@dataclass
+class ChatTurn:
+    conversation: Conversation
+    target: ModelTarget
+    frontend: ChatFrontend
+    run_command: CommandRunner
+    log: TurnLog
+
+    async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
+        """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
+        outcome = ChatOutcome()
+        newest = self.conversation.user_message(question, cwd=cwd)
+        self.log("user", {"text": question, "message": newest.content})
+        messages = self.conversation.request(newest)
+        try:
+            outcome.error = await stream_reply(self.target, messages, self.frontend, outcome.reply)
+        except asyncio.CancelledError:
+            self._commit(newest, outcome.reply)
+            raise
+        self._commit(newest, outcome.reply)
+        if outcome.error is not None:
+            message = str(outcome.error)
+            self.log("status", {"text": message})
+            self.frontend.render(RequestFailed(type(outcome.error).__name__, message))
+        outcome.commands = extract_commands(complete_lines(outcome.reply))
+        for command in outcome.commands:
+            self.frontend.render(CommandProposed(command))
+            run = await self._through_gate(command)
+            if run is not None:
+                outcome.ran.append(run)
+        return outcome
+
+    def _commit(self, newest: Message, reply: Reply) -> None:
+        if not reply.text and reply.cut:
+            # Nothing came back: the question stays out of the history (its pending
+            # context stays pending), so the next request is not a dangling user turn.
+            return
+        self.conversation.commit(newest, reply.text, cut=reply.cut)
+        self.log("assistant", {"text": reply.text, "cut": reply.cut, "model": self.target.name})
+
+    async def _through_gate(self, command: str) -> CommandRun | None:
+        action = gate.ProposedCommand(command)
+        authorization = await gate.authorize(action, "interactive", self.frontend, self.describe)
+        self.log(
+            "decision",
+            {"command": command, "answer": authorization.answer, "ran": authorization.command},
+        )
+        if not authorization.run:
+            self.frontend.render(Status(f"not run: {command}"))
+            return None
+        return await self.run_command(authorization.command, "model")
+
+    async def describe(self, command: str) -> str:
+        """The model's explanation of a command, asked on the conversation's own prefix."""
+        from aish.llm.broker import chat
+
+        question = Message("user", _DESCRIBE.format(command=command))
+        try:
+            reply = await chat(self.target, self.conversation.request(question))
+        except LLMError as error:
+            return f"(no description: {error})"
+        return reply.text.strip() or "(the model gave no description)"

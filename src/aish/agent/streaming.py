@@ -1,0 +1,91 @@
+"""One streamed reply, shown through a `Frontend` as agent events.
+
+Shared by `aish ask` and the REPL's chat turn: the broker's events become the frontend's,
+the reply accumulates in a `Reply` the caller owns (so a cancelled caller still has the
+partial text), and a failure is returned rather than raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    Frontend,
+    ReplyFinished,
+    Retrying,
+    ToolCallProposed,
+    UsageRecorded,
+)
+from aish.llm.errors import LLMError
+from aish.llm.types import (
+    Finish,
+    Message,
+    ModelTarget,
+    ReasoningDelta,
+    Reply,
+    StreamEvent,
+    TextDelta,
+    ToolCallReady,
+    Usage,
+)
+
+
+async def stream_reply(
+    target: ModelTarget, messages: Sequence[Message], frontend: Frontend, reply: Reply
+) -> LLMError | None:
+    """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
+    re-raises; a request failure marks it cut and is returned."""
+    from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
+
+    def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
+        frontend.render(Retrying(str(error), wait_s, attempt))
+
+    try:
+        async for event in stream_chat(target, messages, on_retry=retrying):
+            reply.add(event)
+            for shown in _shown(event, target):
+                frontend.render(shown)
+    except LLMError as error:
+        reply.cut = True
+        frontend.render(ReplyFinished("cut", cut=True))
+        return error
+    except asyncio.CancelledError:
+        reply.cut = True
+        frontend.render(ReplyFinished("cut", cut=True))
+        raise
+    return None
+
+
+def complete_lines(reply: Reply) -> str:
+    """The reply's text without a last line the stream cut off: a command broken off in the
+    middle (`rm -rf /tmp/build` of `rm -rf /tmp/build/cache`) must never be proposed."""
+    if not reply.cut or reply.text.endswith("\n"):
+        return reply.text
+    return reply.text[: reply.text.rfind("\n") + 1]
+
+
+def _shown(event: StreamEvent, target: ModelTarget) -> list[AgentEvent]:
+    if isinstance(event, TextDelta):
+        return [AssistantDelta(event.text)]
+    if isinstance(event, ReasoningDelta):
+        return [AssistantReasoning(event.text)]
+    if isinstance(event, ToolCallReady):
+        call = event.call
+        return [ToolCallProposed(call.name, call.arguments, call.id)]
+    if isinstance(event, Usage):
+        return [
+            UsageRecorded(
+                target.name,
+                event.prompt_tokens,
+                event.completion_tokens,
+                event.cached_tokens,
+                event.provider_cost_usd,
+                event.estimated,
+            )
+        ]
+    assert isinstance(event, Finish)
+    return [ReplyFinished(event.reason, cut=False)]

@@ -1,0 +1,143 @@
+"""The REPL's frontend: streamed replies, highlighted `CMD:` lines, the confirm prompt.
+
+Text streams to the terminal as it arrives; `CMD:` lines are held until complete and printed
+highlighted. Each proposed command then asks `[y]es / [e]dit / [n]o / [d]escribe` with a single
+key; edit pre-fills the line editor with the command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    CommandProposed,
+    ReplyFinished,
+    RequestFailed,
+    Retrying,
+    Status,
+)
+from aish.agent.gate import Answer, Verdict
+from aish.ui.cmd_lines import CmdLineSplitter
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from rich.console import Console
+
+_ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
+_CONFIRM = "Run it? [y]es / [e]dit / [n]o / [d]escribe "
+
+
+class ChatView:
+    """Implements the agent's `ChatFrontend` for a terminal."""
+
+    def __init__(self, out: TextIO, *, color: bool, show_reasoning: bool = True) -> None:
+        self._out = out
+        self._color = color
+        self._show_reasoning = show_reasoning
+        self._splitter = CmdLineSplitter()
+        self._ends_with_newline = True
+        self._reasoning_open = False
+        self._console_cache: Console | None = None
+        self._editor: PromptSession[str] | None = None
+
+    # ---- rendering -------------------------------------------------------------------------
+
+    def render(self, event: AgentEvent) -> None:
+        if isinstance(event, AssistantDelta):
+            self._close_reasoning()
+            for piece in self._splitter.feed(event.text):
+                self._write(piece.text, command=piece.is_command_line)
+        elif isinstance(event, AssistantReasoning):
+            if self._show_reasoning:
+                self._reasoning_open = True
+                self._write(event.text, style="dim")
+        elif isinstance(event, ReplyFinished):
+            for piece in self._splitter.flush():
+                self._write(piece.text, command=piece.is_command_line)
+            self.end_line()
+            if event.cut:
+                self.status("reply cut short")
+        elif isinstance(event, CommandProposed):
+            pass  # shown highlighted as it streamed; the confirm prompt follows
+        elif isinstance(event, Retrying):
+            if event.wait_s >= 2:
+                self.status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
+        elif isinstance(event, RequestFailed):
+            self.end_line()
+            self._write(f"aish: {event.message}\n", style="red")
+        elif isinstance(event, Status):
+            self.status(event.text)
+
+    def status(self, text: str) -> None:
+        self.end_line()
+        self._write(f"[aish] {text}\n", style="dim")
+
+    def end_line(self) -> None:
+        self._close_reasoning()
+        if not self._ends_with_newline:
+            self._write("\n")
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning_open:
+            self._reasoning_open = False
+            if not self._ends_with_newline:
+                self._write("\n")
+
+    def _write(self, text: str, *, style: str = "", command: bool = False) -> None:
+        if not text:
+            return
+        if not self._color:
+            self._out.write(text)
+        elif command:
+            self._console().print(text, style="bold cyan", end="", markup=False, highlight=False)
+        elif style:
+            self._console().print(text, style=style, end="", markup=False, highlight=False)
+        else:
+            self._out.write(text)
+        self._out.flush()
+        self._ends_with_newline = text.endswith("\n")
+
+    def _console(self) -> Console:
+        if self._console_cache is None:
+            from rich.console import Console
+
+            self._console_cache = Console(file=self._out, highlight=False, soft_wrap=True)
+        return self._console_cache
+
+    # ---- the gate's questions --------------------------------------------------------------
+
+    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.key_binding import KeyBindings
+
+        self.end_line()
+        self._write(f"  {command}\n", command=True)
+        self._write(f"  [{verdict.level}] {'; '.join(verdict.reasons)}\n", style="dim")
+        keys = KeyBindings()
+        for key, answer in _ANSWER_KEYS.items():
+            keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
+        keys.add("enter")(lambda event: event.app.exit(result="no"))
+        keys.add("c-c")(lambda event: event.app.exit(result="no"))
+        keys.add("c-d")(lambda event: event.app.exit(result="no"))
+        session: PromptSession[str] = PromptSession(key_bindings=keys)
+        try:
+            typed = await session.prompt_async(_CONFIRM)
+        except (EOFError, KeyboardInterrupt):
+            return "no"
+        # A key binding answers directly; anything typed and entered counts by its first letter.
+        return _ANSWER_KEYS.get(typed.strip()[:1].lower(), "no") if typed else "no"
+
+    async def edit_command(self, command: str) -> str | None:
+        from prompt_toolkit import PromptSession
+
+        editor: PromptSession[str] = PromptSession()
+        try:
+            return await editor.prompt_async("edit> ", default=command)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    async def show_description(self, command: str, description: str) -> None:
+        self._write(description.rstrip("\n") + "\n")

@@ -1,0 +1,162 @@
+"""Meta commands: `:help`, `:model`, `:history`, `:save` … — the REPL's own verbs.
+
+Each command has one entry here: its usage, one line of help, and its handler. An unknown
+meta command gets a suggestion and runs nothing — never a shell or model call.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from aish.conversation.context import Conversation
+
+
+class ReplContext(Protocol):
+    """What meta commands may see and change in the running REPL."""
+
+    conversation: Conversation
+
+    @property
+    def model_name(self) -> str: ...
+
+    def model_names(self) -> list[str]: ...
+
+    def model_line(self, name: str) -> str: ...
+
+    def switch_model(self, name: str) -> str | None: ...
+
+    def reset_conversation(self) -> None: ...
+
+    def save_session(self, name: str) -> str: ...
+
+    def load_session(self, name: str) -> str: ...
+
+    def session_lines(self) -> list[str]: ...
+
+    def explain_route(self, text: str) -> str: ...
+
+    def shell_cwd(self) -> str: ...
+
+    def say(self, text: str) -> None: ...
+
+    def quit(self) -> None: ...
+
+
+Handler = Callable[[ReplContext, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class MetaCommand:
+    name: str
+    usage: str
+    help: str
+    handler: Handler
+
+
+async def _help(repl: ReplContext, args: str) -> None:
+    name = args.strip().lstrip(":")
+    if name:
+        command = COMMANDS.get(name)
+        repl.say(f":{command.usage}  {command.help}" if command else _unknown(name, prefix="help"))
+        return
+    lines = ["Lines starting with ':' are aish commands; '!' forces the shell, '?' the model."]
+    lines += [f"  :{c.usage:<22} {c.help}" for c in COMMANDS.values()]
+    lines.append("Keys: C-c stops a reply, C-x C-c cancels it, C-n toggles Norris mode.")
+    repl.say("\n".join(lines))
+
+
+async def _quit(repl: ReplContext, args: str) -> None:
+    repl.quit()
+
+
+async def _model(repl: ReplContext, args: str) -> None:
+    name = args.strip()
+    if not name:
+        repl.say(repl.model_line(repl.model_name))
+        return
+    problem = repl.switch_model(name)
+    repl.say(problem or f"model: {repl.model_line(name)} (a new conversation prefix starts)")
+
+
+async def _models(repl: ReplContext, args: str) -> None:
+    for name in repl.model_names():
+        mark = "*" if name == repl.model_name else " "
+        repl.say(f"{mark} {repl.model_line(name)}")
+
+
+async def _reset(repl: ReplContext, args: str) -> None:
+    repl.reset_conversation()
+    repl.say("conversation cleared")
+
+
+async def _history(repl: ReplContext, args: str) -> None:
+    messages = repl.conversation.as_seen_by_model(cwd=repl.shell_cwd())
+    for message in messages:
+        repl.say(f"── {message.role} " + "─" * max(0, 60 - len(message.role)))
+        repl.say(message.content)
+    if len(messages) == 1:
+        repl.say("(nothing asked yet)")
+
+
+async def _save(repl: ReplContext, args: str) -> None:
+    repl.say(repl.save_session(args.strip()) if args.strip() else "usage: :save <name>")
+
+
+async def _load(repl: ReplContext, args: str) -> None:
+    repl.say(repl.load_session(args.strip()) if args.strip() else "usage: :load <name>")
+
+
+async def _sessions(repl: ReplContext, args: str) -> None:
+    lines = repl.session_lines()
+    repl.say("\n".join(lines) if lines else "no sessions yet")
+
+
+async def _ask(repl: ReplContext, args: str) -> None:
+    repl.say("usage: :ask <text>")  # with text, the router sends the line to the model
+
+
+async def _route(repl: ReplContext, args: str) -> None:
+    verb, _, text = args.strip().partition(" ")
+    if verb != "check" or not text.strip():
+        repl.say("usage: :route check <text>")
+        return
+    repl.say(repl.explain_route(text.strip()))
+
+
+COMMANDS: dict[str, MetaCommand] = {
+    c.name: c
+    for c in (
+        MetaCommand("help", "help [command]", "list commands, or explain one", _help),
+        MetaCommand("quit", "quit", "leave aish (so does `exit`)", _quit),
+        MetaCommand("model", "model [name]", "show or switch the active model", _model),
+        MetaCommand("models", "models", "list the model presets", _models),
+        MetaCommand("reset", "reset", "start a fresh conversation", _reset),
+        MetaCommand("history", "history", "the conversation as the model sees it", _history),
+        MetaCommand("save", "save <name>", "name this session", _save),
+        MetaCommand("load", "load <name>", "continue a named session", _load),
+        MetaCommand("sessions", "sessions", "list recent sessions", _sessions),
+        MetaCommand(
+            "ask", "ask <text>", "send the text to the model, whatever it looks like", _help
+        ),
+        MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
+    )
+}
+
+
+async def run_meta(repl: ReplContext, line: str) -> None:
+    """Run `:name args`. `:ask` never arrives here: the router sends it to the model."""
+    name, _, args = line.lstrip(":").partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        repl.say(_unknown(name))
+        return
+    await command.handler(repl, args)
+
+
+def _unknown(name: str, prefix: str = "") -> str:
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+    hint = f"; did you mean :{close[0]}?" if close else "; :help lists them"
+    return f"unknown command :{name}{hint}"
