@@ -1,0 +1,181 @@
+# aish shell integration for bash: the --rcfile of aish's persistent shell.
+#
+# aish starts `bash --noprofile --rcfile <a copy of this file> -i` on a PTY. This file sources the
+# rc files an interactive bash would read, then installs hooks that report to aish through private
+# OSC markers carrying a per-session nonce (see aish/shell/markers.py):
+#
+#   ESC ] 6973 ; <nonce> ; <kind> [; <value>] BEL
+#
+#   A;<$?>   prompt start (PS1)              B   ready for input (end of PS1)
+#   C;<0|1>  output starts (PS0); 1 when the line was injected by aish
+#   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's)
+#   P;Cwd=<escaped $PWD>                     F   continuation prompt (PS2): the line is incomplete
+#   K;<section> … K;end   names of builtins, keywords, aliases, functions (on request)
+#
+# Private keys aish sends, bound in every readline keymap:
+#   \e[5001~ kill-whole-line: clears typeahead before an injected command
+#   \e[5002~ quoted-insert: makes the newlines and control bytes of a command literal, so that a
+#            multi-line command is one readline line (one C, one D) and a TAB never completes
+#   \e[5003~ marks the line being accepted as aish's (C;1), so a line typed ahead by the user
+#            and run before aish's is never mistaken for it
+#   \e[5004~ reports known names    \e[5005~ re-installs these hooks (when a command removed them)
+#
+# History: injected commands are typed into readline, so they land in the history exactly like
+# typed ones (HISTCONTROL and HISTIGNORE apply as usual). aish's private keys run through readline
+# bindings, so they never appear in the history and never change $?.
+
+# PS0, `local -` and ${var@a} came with bash 4.4: say so instead of failing strangely.
+if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
+  builtin echo "aish needs bash 4.4 or newer; this is bash $BASH_VERSION" >&2
+  builtin exit 1
+fi
+
+# Defined before the user's rc is read, so that the user's aliases are not expanded in them.
+# Each hook starts with `local -; set +eu`: the user's `set -eu` must not make a hook fail
+# (nounset) or a failing test in a hook end the shell (errexit); `local -` restores them.
+__aish_nonce=${AISH_NONCE-}
+__aish_inject=0 # set by aish's key just before readline accepts aish's line
+__aish_ran=0     # the command now finishing was aish's
+__aish_zero=('') # PS0 assigns through an array subscript: see __aish_install
+
+__aish_escape() {
+  # Values may hold any byte but BEL and ESC would end the marker: escape them (and \, CR, LF).
+  __aish_value=$1
+  if [[ $__aish_value == *[$'\\\a\e\n\r']* ]]; then
+    __aish_value=${__aish_value//\\/\\\\}
+    __aish_value=${__aish_value//$'\a'/\\x07}
+    __aish_value=${__aish_value//$'\e'/\\x1b}
+    __aish_value=${__aish_value//$'\n'/\\x0a}
+    __aish_value=${__aish_value//$'\r'/\\x0d}
+  fi
+}
+
+__aish_precmd() {
+  local __aish_status=$? # must stay the first statement: anything before it changes $?
+  local -
+  set +eu
+  if ((__aish_ran)); then
+    __aish_ran=0
+    __aish_drop_typeahead
+  fi
+  __aish_escape "$PWD"
+  builtin printf '\e]6973;%s;D;%s\a\e]6973;%s;P;Cwd=%s\a' \
+    "$__aish_nonce" "$__aish_status" "$__aish_nonce" "$__aish_value"
+  # The user's PROMPT_COMMAND entries run after this one and may read $? too (but under the
+  # user's errexit a failing hook would end the shell).
+  [[ $- == *e* ]] || return "$__aish_status"
+}
+
+__aish_drop_typeahead() {
+  # Whole lines the user typed for aish's command that it never read would otherwise run as the
+  # next command as soon as readline starts (aish's own flush comes too late for that); a
+  # partial line is cleared by aish's kill-line key instead.
+  local __aish_junk
+  while builtin read -t 0 2>/dev/null; do
+    builtin read -r -s -d '' -n 4096 -t 0.01 __aish_junk 2>/dev/null || [[ -n $__aish_junk ]] || break
+  done
+}
+
+__aish_prompt() {
+  local __aish_status=$?
+  local -
+  set +eu
+  # Runs last: prompt tools (venv activate, starship, a re-sourced .bashrc) rewrite PS1, and aish
+  # needs exactly its markers there. The user never sees this prompt: aish draws its own.
+  PS1=$__aish_ps1 PS2=$__aish_ps2 PS0=$__aish_ps0
+  # A command that prepended to PROMPT_COMMAND (`PROMPT_COMMAND="x; $PROMPT_COMMAND"`) put
+  # __aish_precmd out of first place, where $? is still the command's: put it back.
+  if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+    [[ ${PROMPT_COMMAND[0]} == __aish_precmd ]] || __aish_install
+  else
+    [[ $PROMPT_COMMAND == __aish_precmd$'\n'* ]] || __aish_install
+  fi
+  [[ $- == *e* ]] || return "$__aish_status"
+}
+
+__aish_report_names() {
+  # Runs from a readline binding, so it changes neither the history nor $?.
+  local -
+  set +eu
+  local n=$__aish_nonce
+  builtin printf '\e]6973;%s;K;builtins\a' "$n"
+  builtin compgen -b
+  builtin printf '\e]6973;%s;K;keywords\a' "$n"
+  builtin compgen -k
+  builtin printf '\e]6973;%s;K;aliases\a' "$n"
+  builtin compgen -a
+  builtin printf '\e]6973;%s;K;functions\a' "$n"
+  builtin compgen -A function
+  builtin printf '\e]6973;%s;K;end\a' "$n"
+}
+
+__aish_install() {
+  local -
+  set +eu
+  # PROMPT_COMMAND: ours first (for $?) and last (for PS1), the user's entries kept in between, in
+  # the form the user chose (bash 5.1+ allows an array).
+  if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+    local -a __aish_kept=()
+    local __aish_entry
+    for __aish_entry in "${PROMPT_COMMAND[@]}"; do
+      [[ $__aish_entry == __aish_precmd || $__aish_entry == __aish_prompt ]] ||
+        __aish_kept+=("$__aish_entry")
+    done
+    PROMPT_COMMAND=(__aish_precmd "${__aish_kept[@]}" __aish_prompt)
+  else
+    local __aish_pc=${PROMPT_COMMAND-}
+    __aish_pc=${__aish_pc//$'__aish_precmd\n'/} # the layout written below
+    __aish_pc=${__aish_pc//$'\n__aish_prompt'/}
+    __aish_pc=${__aish_pc//__aish_precmd/:} # what a user's edit left of it
+    __aish_pc=${__aish_pc//__aish_prompt/:}
+    # Newlines, not ';': a user entry may end in a comment or in ';' already.
+    PROMPT_COMMAND=__aish_precmd$'\n'${__aish_pc:+$__aish_pc$'\n'}__aish_prompt
+  fi
+  local n=$__aish_nonce
+  __aish_ps1='\[\e]6973;'$n';A;$?\a\]\[\e]6973;'$n';B\a\]'
+  __aish_ps2='\[\e]6973;'$n';F\a\]'
+  # PS0 is expanded in the shell itself (a $(…) here would run in a subshell and fork per
+  # command): it reports whether the line was injected, then moves the flag along through the
+  # arithmetic in an array subscript.
+  __aish_ps0='\e]6973;'$n';C;${__aish_inject}\a${__aish_zero[__aish_ran|=__aish_inject,__aish_inject=0]}'
+  PS1=$__aish_ps1 PS2=$__aish_ps2 PS0=$__aish_ps0
+  local m
+  for m in emacs vi-insert; do
+    builtin bind -m "$m" '"\e[5001~": kill-whole-line'
+    builtin bind -m "$m" '"\e[5002~": quoted-insert'
+    builtin bind -m "$m" -x '"\e[5003~": __aish_inject=1'
+    builtin bind -m "$m" -x '"\e[5004~": __aish_report_names'
+    builtin bind -m "$m" -x '"\e[5005~": __aish_install'
+  done
+  # In vi command mode, enter insert mode first, then clear the line.
+  builtin bind -m vi-command '"\e[5001~": "i\e[5001~"'
+  builtin bind -m vi-command -x '"\e[5004~": __aish_report_names'
+  builtin bind -m vi-command -x '"\e[5005~": __aish_install'
+  # Bracketed paste wraps readline's echo in mode switches; aish never pastes.
+  builtin bind 'set enable-bracketed-paste off'
+  # Injected commands may hold UTF-8: in the C locale readline would turn those bytes into Meta keys.
+  builtin bind 'set input-meta on'
+  builtin bind 'set output-meta on'
+  builtin bind 'set convert-meta off'
+}
+
+# Start where aish asked (a respawned shell goes back to the last cwd) before the user's rc runs,
+# as a terminal would; OLDPWD stays what it was.
+if [[ -n ${AISH_CWD-} ]]; then
+  __aish_oldpwd=${OLDPWD-}
+  builtin cd -- "$AISH_CWD" >/dev/null 2>&1
+  if [[ -n $__aish_oldpwd ]]; then OLDPWD=$__aish_oldpwd; else builtin unset OLDPWD; fi
+  builtin unset __aish_oldpwd
+fi
+# Programs started from this shell must not learn the nonce.
+builtin unset AISH_NONCE AISH_CWD
+
+# What an interactive bash reads when aish is not in the way (--rcfile replaces both).
+if [[ -r /etc/bash.bashrc ]]; then
+  builtin source /etc/bash.bashrc
+fi
+if [[ -r ~/.bashrc ]]; then
+  builtin source ~/.bashrc
+fi
+
+__aish_install

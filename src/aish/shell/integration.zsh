@@ -1,0 +1,119 @@
+# aish shell integration for zsh: sourced by the .zshrc aish generates in its private ZDOTDIR,
+# after the user's own .zshrc. The markers and private keys are those of integration.bash (read
+# its header); here they come from precmd/preexec hooks and ZLE widgets:
+#
+#   A;<%?> B   PS1                      C;<0|1>   last preexec hook
+#   D;<$?> P;Cwd=…  first precmd hook   F         PS2
+#
+# History: injected commands are typed into ZLE, so they land in the history like typed ones;
+# the private keys run widgets, which never reach the history.
+
+typeset -g __aish_nonce=${AISH_NONCE-}
+typeset -gi __aish_inject=0 # set by aish's key just before ZLE accepts aish's line
+typeset -gi __aish_ran=0    # the command now finishing was aish's
+unset AISH_NONCE
+
+# Each function starts with `emulate -L zsh`: the user's options (nounset, errexit, ksharrays…)
+# must not change what aish's hooks do, and are restored when they return.
+
+__aish_osc() { builtin print -rn -- $'\e]6973;'"${__aish_nonce};$1"$'\a' }
+
+__aish_escape() {
+  emulate -L zsh
+  # Values may hold any byte but BEL and ESC would end the marker: escape them (and \, CR, LF).
+  typeset -g __aish_value=$1
+  if [[ $__aish_value == *[$'\\\a\e\n\r']* ]]; then
+    __aish_value=${__aish_value//\\/\\\\}
+    __aish_value=${__aish_value//$'\a'/\\x07}
+    __aish_value=${__aish_value//$'\e'/\\x1b}
+    __aish_value=${__aish_value//$'\n'/\\x0a}
+    __aish_value=${__aish_value//$'\r'/\\x0d}
+  fi
+}
+
+__aish_precmd() {
+  local __aish_status=$? # first statement: zsh hands every precmd hook the command's $?
+  emulate -L zsh
+  if (( __aish_ran )); then
+    __aish_ran=0
+    # Keys typed for aish's command that it never read would otherwise reach ZLE (and a whole
+    # line would run as the next command).
+    local __aish_junk
+    while builtin read -t 0 -s -k 1 __aish_junk 2>/dev/null; do :; done
+  fi
+  __aish_escape "$PWD"
+  __aish_osc "D;${__aish_status}"
+  __aish_osc "P;Cwd=${__aish_value}"
+}
+
+__aish_prompt() {
+  emulate -L zsh
+  # Last precmd hook: themes rewrite the prompts on every precmd; aish needs exactly its markers
+  # there (the user never sees this prompt) and no right prompt.
+  PS1=$__aish_ps1 PS2=$__aish_ps2 RPS1='' RPS2=''
+  # Stay first and last even if a plugin loaded later added its own hooks around ours.
+  if [[ ${precmd_functions[1]-} != __aish_precmd || ${precmd_functions[-1]-} != __aish_prompt ]]
+  then
+    __aish_install_hooks
+  fi
+}
+
+__aish_preexec() {
+  emulate -L zsh
+  __aish_osc "C;${__aish_inject}"
+  __aish_ran=$__aish_inject
+  __aish_inject=0
+}
+
+__aish_install_hooks() {
+  emulate -L zsh
+  precmd_functions=(__aish_precmd ${precmd_functions:#(__aish_precmd|__aish_prompt)} __aish_prompt)
+  preexec_functions=(${preexec_functions:#__aish_preexec} __aish_preexec)
+}
+
+# Widgets behind aish's private keys.
+__aish_clear_line() {
+  emulate -L zsh
+  BUFFER='' CURSOR=0
+  [[ $KEYMAP == vicmd ]] && zle -K viins
+}
+__aish_mark_injected() { __aish_inject=1 }
+__aish_report_names() {
+  local __aish_status=$?
+  emulate -L zsh
+  zmodload -i zsh/parameter
+  __aish_osc "K;builtins"; builtin print -rl -- ${(k)builtins}
+  __aish_osc "K;keywords"; builtin print -rl -- ${(k)reswords}
+  __aish_osc "K;aliases"; builtin print -rl -- ${(k)aliases}
+  __aish_osc "K;functions"; builtin print -rl -- ${(k)functions}
+  __aish_osc "K;end"
+  return $__aish_status
+}
+__aish_reinstall() { __aish_install }
+
+__aish_install() {
+  emulate -L zsh
+  __aish_ps1=$'%{\e]6973;'${__aish_nonce}$';A;%?\a%}%{\e]6973;'${__aish_nonce}$';B\a%}'
+  __aish_ps2=$'%{\e]6973;'${__aish_nonce}$';F\a%}'
+  PS1=$__aish_ps1 PS2=$__aish_ps2 RPS1='' RPS2=''
+  __aish_install_hooks
+  # Bracketed paste wraps ZLE's echo in mode switches; aish never pastes.
+  unset zle_bracketed_paste
+  zle -N __aish_clear_line
+  zle -N __aish_mark_injected
+  zle -N __aish_report_names
+  zle -N __aish_reinstall
+  local m
+  for m in emacs viins vicmd; do
+    bindkey -M $m $'\e[5001~' __aish_clear_line
+    bindkey -M $m $'\e[5002~' quoted-insert
+    bindkey -M $m $'\e[5003~' __aish_mark_injected
+    bindkey -M $m $'\e[5004~' __aish_report_names
+    bindkey -M $m $'\e[5005~' __aish_reinstall
+  done
+}
+
+__aish_install
+# Prompt cosmetics would print between D and the prompt; aish draws its own prompt. (Set here,
+# not in a function: `emulate -L` would restore them on return.)
+unsetopt prompt_cr prompt_sp
