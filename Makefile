@@ -33,6 +33,8 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/ask_overhead.py
+	$(BIN)/python bench/first_prompt.py
+	$(BIN)/python bench/shell_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -16,6 +16,7 @@ from aish import __version__
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
     from aish.conversation.system_prompt import PromptFacts
+    from aish.store import SessionInfo, Store
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -63,10 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aish {__version__}")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config", metavar="PATH", help="config file to use instead of the XDG one"
+    _add_common_options(common)
+    _add_common_options(parser)
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="continue the last session, or the one saved as NAME",
     )
-    common.add_argument("--model", "-m", metavar="PRESET", help="model preset to use")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ask = subs.add_parser(
@@ -86,7 +92,21 @@ def _parser() -> argparse.ArgumentParser:
     subs.add_parser(
         "doctor", parents=[common], help="show config sources, presets and whether they answer"
     )
+    route = subs.add_parser(
+        "route",
+        help="say whether a line would run in the shell or go to the model, and why",
+        description="Route the given text, or each line of stdin, and print one JSON line each. "
+        "Nothing is run.",
+    )
+    route.add_argument("text", nargs="*", help="the line to route (default: read stdin)")
     return parser
+
+
+def _add_common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", metavar="PATH", help="config file to use instead of the XDG one"
+    )
+    parser.add_argument("--model", "-m", metavar="PRESET", help="model preset to use")
 
 
 def _load(args: argparse.Namespace, *, autodetect: bool = True) -> LoadedConfig:
@@ -102,13 +122,48 @@ def _load(args: argparse.Namespace, *, autodetect: bool = True) -> LoadedConfig:
 
 
 def _run_shell(args: argparse.Namespace) -> int:
-    # The interactive shell is its own feature; until it lands, say what works today.
-    print(
-        f"aish {__version__}: the interactive shell is not available yet.\n"
-        'Try: aish ask "<question>"   aish doctor   aish init',
-        file=sys.stderr,
-    )
-    return EXIT_OK
+    import asyncio
+
+    from aish.config.targets import preset_name
+    from aish.store import Store, StoreError
+    from aish.ui.repl import Repl
+
+    loaded = _load(args)
+    try:
+        store = Store.open()
+    except StoreError as error:
+        print(f"aish: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        session = _session_to_use(store, args, loaded)
+        if session is None:
+            print(f"aish: no session named '{args.resume}'", file=sys.stderr)
+            return EXIT_USAGE
+        model = args.model or preset_name(loaded.config) or "none"
+        repl = Repl(loaded, store, session, model)
+        if args.resume is not None:
+            print(repl.resume())
+        return asyncio.run(repl.run())
+    finally:
+        store.close()
+
+
+def _session_to_use(
+    store: Store, args: argparse.Namespace, loaded: LoadedConfig
+) -> SessionInfo | None:
+    import os
+
+    if args.resume is None:
+        return store.start_session(cwd=os.getcwd(), model=args.model or "")
+    if args.resume:
+        return store.find_session(args.resume)
+    return store.last_session() or store.start_session(cwd=os.getcwd())
+
+
+def _run_route(args: argparse.Namespace) -> int:
+    from aish.agent.route_command import run_route_command
+
+    return run_route_command(list(args.text), sys.stdin, sys.stdout)
 
 
 def _run_ask(args: argparse.Namespace) -> int:
@@ -251,4 +306,5 @@ _COMMANDS = {
     "ask": _run_ask,
     "init": _run_init,
     "doctor": _run_doctor,
+    "route": _run_route,
 }

@@ -75,3 +75,12 @@ def test_replay_rebuilds_the_exact_history_and_pending_context() -> None:
     assert replayed.history == live.history
     assert replayed.pending == live.pending
     assert Conversation.replay("S", [*turns, ("reset", {})]).history == []
+
+
+def test_cwd_is_said_only_when_it_is_news() -> None:
+    conversation = Conversation("S")
+    first = conversation.user_message("a", cwd="/x")
+    assert "cwd: /x" in first.content
+    conversation.commit(first, "r", cwd="/x")
+    assert conversation.user_message("b", cwd="/x").content == "b"
+    assert "cwd: /y" in conversation.user_message("c", cwd="/y").content

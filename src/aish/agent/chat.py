@@ -58,14 +58,14 @@ class ChatTurn:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
         outcome = ChatOutcome()
         newest = self.conversation.user_message(question, cwd=cwd)
-        self.log("user", {"text": question, "message": newest.content})
+        self.log("user", {"text": question, "message": newest.content, "cwd": cwd})
         messages = self.conversation.request(newest)
         try:
             outcome.error = await stream_reply(self.target, messages, self.frontend, outcome.reply)
         except asyncio.CancelledError:
-            self._commit(newest, outcome.reply)
+            self._commit(newest, outcome.reply, cwd)
             raise
-        self._commit(newest, outcome.reply)
+        self._commit(newest, outcome.reply, cwd)
         if outcome.error is not None:
             message = str(outcome.error)
             self.log("status", {"text": message})
@@ -78,12 +78,12 @@ class ChatTurn:
                 outcome.ran.append(run)
         return outcome
 
-    def _commit(self, newest: Message, reply: Reply) -> None:
+    def _commit(self, newest: Message, reply: Reply, cwd: str) -> None:
         if not reply.text and reply.cut:
             # Nothing came back: the question stays out of the history (its pending
             # context stays pending), so the next request is not a dangling user turn.
             return
-        self.conversation.commit(newest, reply.text, cut=reply.cut)
+        self.conversation.commit(newest, reply.text, cut=reply.cut, cwd=cwd)
         self.log("assistant", {"text": reply.text, "cut": reply.cut, "model": self.target.name})
 
     async def _through_gate(self, command: str) -> CommandRun | None:

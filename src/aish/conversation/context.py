@@ -35,20 +35,25 @@ class Conversation:
     system_prompt: str
     history: list[Message] = field(default_factory=list)
     pending: list[CommandRun] = field(default_factory=list)
+    # The cwd the model was last told; repeating an unchanged one costs tokens every turn.
+    cwd_told: str = ""
 
     def note_command(self, run: CommandRun) -> None:
         self.pending.append(run)
 
     def user_message(self, question: str, *, cwd: str = "") -> Message:
-        """The newest user message: pending context first, then the question."""
-        return Message("user", render_user_message(question, self.pending, cwd=cwd))
+        """The newest user message: pending context first, then the question. The cwd is
+        said when it is news: the first time, or after it changed."""
+        news = cwd if cwd and cwd != self.cwd_told else ""
+        return Message("user", render_user_message(question, self.pending, cwd=news))
 
     def request(self, newest: Message) -> list[Message]:
         return [Message("system", self.system_prompt), *self.history, newest]
 
-    def commit(self, newest: Message, reply_text: str, *, cut: bool = False) -> None:
+    def commit(self, newest: Message, reply_text: str, *, cut: bool = False, cwd: str = "") -> None:
         """The exchange happened: both messages join the history exactly as sent."""
         self.history.append(newest)
+        self.cwd_told = cwd or self.cwd_told
         text = reply_text + ("\n[reply cut short]" if cut else "")
         self.history.append(Message("assistant", text))
         self.pending.clear()
@@ -56,6 +61,7 @@ class Conversation:
     def reset(self) -> None:
         self.history.clear()
         self.pending.clear()
+        self.cwd_told = ""
 
     @classmethod
     def replay(
@@ -65,13 +71,14 @@ class Conversation:
         and the commands run after the last reply as pending context."""
         conversation = cls(system_prompt)
         asked: Message | None = None
+        cwd = ""  # the cwd the logged question was asked in
         for kind, payload in turns:
             if kind == "user":
                 asked = Message("user", str(payload.get("message", payload.get("text", ""))))
+                cwd = str(payload.get("cwd", cwd))
             elif kind == "assistant" and asked is not None:
-                conversation.commit(
-                    asked, str(payload.get("text", "")), cut=bool(payload.get("cut"))
-                )
+                text = str(payload.get("text", ""))
+                conversation.commit(asked, text, cut=bool(payload.get("cut")), cwd=cwd)
                 asked = None
             elif kind == "command":
                 conversation.note_command(_run_from(payload))

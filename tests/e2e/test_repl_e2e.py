@@ -1,0 +1,106 @@
+"""The REPL end to end: a real aish in a real PTY, a real bash, a real model server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aish_testllm.prefix import serialise_prompt
+
+from ..conftest import ServeFn
+from .conftest import AishTerminal, spawn_aish
+
+EXPLANATION = (
+    "The directory /nonexistent does not exist, so ls reported an error and exited with "
+    "status 2. " * 40
+)
+
+
+def _config(url: str) -> str:
+    return f'default_model = "local"\n[models.local]\nendpoint = "{url}/v1"\nmodel = "testllm"\n'
+
+
+def test_ask_about_a_failed_command_then_approve_and_refuse(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    marker = tmp_path / "refused-marker"
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "why did that fail"},
+                    "reply": {"text": EXPLANATION + "\nList the root instead:\nCMD: ls /\n"},
+                },
+                {
+                    "when": {"user": "anything else"},
+                    "reply": {"text": f"You could create a marker.\nCMD: touch {marker}\n"},
+                },
+            ],
+            "default": {"text": "ok"},
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+
+    shown = aish.run("ls /nonexistent")
+    assert "No such file or directory" in shown
+
+    aish.type_line("why did that fail?")
+    aish.expect(r"CMD: ls /")
+    aish.expect(r"\[y\]es / \[e\]dit / \[n\]o / \[d\]escribe")
+    aish.child.send("y")
+    shown = aish.wait_prompt()
+    assert "usr" in shown and "etc" in shown  # `ls /` ran in the user's shell
+
+    first = server.requests[0]["body"]["messages"][-1]["content"]
+    assert "$ ls /nonexistent" in first and "exit status 2" in first
+    assert "No such file or directory" in first and first.rstrip().endswith("why did that fail?")
+
+    aish.type_line("anything else?")
+    aish.expect(r"\[y\]es / \[e\]dit / \[n\]o / \[d\]escribe")
+    aish.child.send("n")
+    aish.wait_prompt()
+    assert not marker.exists()
+
+    second = server.requests[1]
+    assert "$ ls /" in second["body"]["messages"][-1]["content"]  # the approved run is context
+
+    aish.run("thanks")
+    # Every request starts with the whole previous one: nothing already sent is re-rendered.
+    for before, after in zip(server.requests, server.requests[1:], strict=False):
+        sent = serialise_prompt([], None, before["body"]["messages"])
+        assert after["prefix_reuse"]["chars"] >= len(sent) - 2  # all but the closing `]}`
+    # After the long first exchange, a short turn re-uses almost everything.
+    assert server.requests[2]["prefix_reuse"]["fraction"] >= 0.95
+
+    history = aish.run(":history")
+    for needle in (
+        "ls /nonexistent",
+        "why did that fail?",
+        "CMD: ls /",
+        "anything else?",
+        "thanks",
+    ):
+        assert needle in history
+    aish.type_line("exit")
+    aish.child.expect_exact(["\n", ""], timeout=10)
+    aish.child.wait()
+
+
+def test_shell_state_persists_and_meta_commands(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"rules": [], "default": {"text": "ok"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("cd /tmp && export AISH_E2E=kept")
+    assert "kept /tmp" in aish.run('echo "$AISH_E2E $(pwd)"')
+    assert "ll" in aish.run("alias ll")  # the user's .bashrc was sourced
+    assert "did you mean :help" in aish.run(":hlep")
+    assert ":route check" in aish.run(":help")
+    assert "shell" in aish.run(":route check ls -la")
+    assert "model" in aish.run(":route check why is the sky blue?")
+    assert server.requests == []  # nothing above went to the model
+    aish.type_line(":quit")
+    aish.child.expect(r"$|\n", timeout=10)
