@@ -90,7 +90,8 @@ class Conversation:
         """What the next request would hold before the question (for `:history`)."""
         messages = [Message("system", self.system_prompt), *self.history]
         if self.pending:
-            messages.append(Message("user", render_context(self.pending, cwd=cwd)))
+            news = cwd if cwd and cwd != self.cwd_told else ""
+            messages.append(Message("user", render_context(self.pending, cwd=news)))
         return messages
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
-_CONFIRM = "Run it? [y]es / [e]dit / [n]o / [d]escribe "
+_CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe "
 
 
 class ChatView:
@@ -114,7 +114,6 @@ class ChatView:
         from prompt_toolkit.key_binding import KeyBindings
 
         self.end_line()
-        self._write(f"  {command}\n", command=True)
         self._write(f"  [{verdict.level}] {'; '.join(verdict.reasons)}\n", style="dim")
         keys = KeyBindings()
         for key, answer in _ANSWER_KEYS.items():
@@ -124,7 +123,9 @@ class ChatView:
         keys.add("c-d")(lambda event: event.app.exit(result="no"))
         session: PromptSession[str] = PromptSession(key_bindings=keys)
         try:
-            typed = await session.prompt_async(_CONFIRM)
+            typed = await session.prompt_async(
+                _CONFIRM.format(command=command), handle_sigint=False
+            )
         except (EOFError, KeyboardInterrupt):
             return "no"
         # A key binding answers directly; anything typed and entered counts by its first letter.
@@ -135,7 +136,7 @@ class ChatView:
 
         editor: PromptSession[str] = PromptSession()
         try:
-            return await editor.prompt_async("edit> ", default=command)
+            return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
 

@@ -61,17 +61,13 @@ class Repl:
     # ---- the loop ----------------------------------------------------------------------------
 
     async def run(self) -> int:
-        loop = asyncio.get_running_loop()
-        # asyncio.run's own SIGINT handling would cancel the whole REPL; Ctrl-C outside the
-        # prompt means "stop the reply", and nothing else.
-        loop.add_signal_handler(signal.SIGINT, self._interrupt_reply)
         self._shell_task = asyncio.create_task(self._start_shell())
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
         try:
             while not self._quit:
                 try:
-                    line = await prompt.prompt_async(self._prompt_message)
+                    line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
                     continue
                 except EOFError:
@@ -84,7 +80,6 @@ class Repl:
                     self._known = await known_task
                 await self._handle(line)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
             await self._close_shell()
         return 0
 
@@ -113,6 +108,11 @@ class Repl:
         turn = ChatTurn(self.conversation, target, self._view, self.run_command, self._log)
         cwd = self.shell_cwd()
         self._reply_task = asyncio.create_task(turn.ask(question, cwd=cwd))
+        loop = asyncio.get_running_loop()
+        # Ctrl-C (and C-x C-c, whose C-c arrives the same way) while the reply streams stops
+        # the reply and nothing else. Installed per reply: prompt_toolkit removes SIGINT
+        # handlers when a prompt ends.
+        loop.add_signal_handler(signal.SIGINT, self._interrupt_reply)
         try:
             with _no_echo():
                 await self._reply_task
@@ -120,6 +120,7 @@ class Repl:
             if not self._reply_task.cancelled():
                 raise
         finally:
+            loop.remove_signal_handler(signal.SIGINT)
             self._reply_task = None
 
     def _interrupt_reply(self) -> None:
