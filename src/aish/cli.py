@@ -142,7 +142,7 @@ def _run_shell(args: argparse.Namespace) -> int:
         model = args.model or preset_name(loaded.config) or "none"
         repl = Repl(loaded, store, session, model)
         if args.resume is not None:
-            print(repl.resume())
+            print(repl.resume(model_given=args.model is not None))
         return asyncio.run(repl.run())
     finally:
         store.close()
@@ -153,11 +153,14 @@ def _session_to_use(
 ) -> SessionInfo | None:
     import os
 
+    from aish.config.targets import preset_name
+
+    model = args.model or preset_name(loaded.config) or ""
     if args.resume is None:
-        return store.start_session(cwd=os.getcwd(), model=args.model or "")
+        return store.start_session(cwd=os.getcwd(), model=model)
     if args.resume:
         return store.find_session(args.resume)
-    return store.last_session() or store.start_session(cwd=os.getcwd())
+    return store.last_session() or store.start_session(cwd=os.getcwd(), model=model)
 
 
 def _run_route(args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pexpect
+
 from aish_testllm.prefix import serialise_prompt
 
 from ..conftest import ServeFn
@@ -104,3 +106,48 @@ def test_shell_state_persists_and_meta_commands(
     assert server.requests == []  # nothing above went to the model
     aish.type_line(":quit")
     aish.child.expect(r"$|\n", timeout=10)
+
+
+def test_typeahead_is_no_answer_and_ctrl_c_cancels(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    marker = tmp_path / "typed-ahead"
+    slow = {"chunk_size": 4, "delay_ms": 150}
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "propose"},
+                    "reply": {
+                        "text": f"Here it comes, slowly.\nCMD: touch {marker}\nCMD: true\n",
+                        **slow,
+                    },
+                },
+                {"when": {"user": "ramble"}, "reply": {"text": "word " * 200, **slow}},
+            ]
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+
+    aish.type_line("propose something")
+    aish.expect("Here")
+    aish.child.send("y")  # pressed while the reply streams: must not answer the question
+    aish.expect(r"\[d\]escribe")
+    aish.child.sendcontrol("c")  # declines this command and the rest
+    shown = aish.wait_prompt()
+    assert "cancelled: 2 proposed command(s) not run" in shown
+    assert not marker.exists()
+
+    aish.type_line("ramble on")
+    aish.expect("word word")
+    aish.child.sendcontrol("c")
+    shown = aish.wait_prompt()
+    assert "reply cut short" in shown
+    history = aish.run(":history")
+    assert "word word" in history and "[reply cut short]" in history
+    aish.type_line("exit 3")
+    aish.child.expect(pexpect.EOF, timeout=10)
+    aish.child.close()
+    assert aish.child.exitstatus == 3

@@ -31,3 +31,9 @@ def test_plain_and_decorated_cmd_lines() -> None:
 
 def test_repeated_line_counts_once_and_order_is_kept() -> None:
     assert extract_commands("CMD: a\nCMD: a\nCMD: b\nCMD: a") == ["a", "b", "a"]
+
+
+def test_control_characters_never_make_a_command() -> None:
+    text = "CMD: echo A\rCMD: touch /tmp/x\nCMD: echo \x1b[8m; rm -rf ~\nCMD: ls\r\n"
+    # \r inside a line is not a line break; escapes could hide what runs: neither is proposed.
+    assert extract_commands(text) == ["ls"]

@@ -84,3 +84,15 @@ def test_cwd_is_said_only_when_it_is_news() -> None:
     conversation.commit(first, "r", cwd="/x")
     assert conversation.user_message("b", cwd="/x").content == "b"
     assert "cwd: /y" in conversation.user_message("c", cwd="/y").content
+
+
+def test_replay_keeps_a_reply_that_was_cut_by_a_crash() -> None:
+    turns: list[tuple[str, dict[str, object]]] = [
+        ("user", {"text": "q", "message": "q"}),
+        ("assistant_delta", {"text": "first half, "}),
+        ("assistant_delta", {"text": "second half"}),
+    ]
+    replayed = Conversation.replay("S", turns)
+    assert replayed.history[-1].content == "first half, second half\n[reply cut short]"
+    finished = Conversation.replay("S", [*turns, ("assistant", {"text": "whole", "cut": False})])
+    assert finished.history[-1].content == "whole"

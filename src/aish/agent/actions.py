@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import re
 
+# A command with control characters (a carriage return, an escape sequence) could show one
+# thing on screen and run another; such a line is never proposed.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
 _CMD_LINE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}CMD:\s*(?P<command>.*?)\s*$")
 
 
 def extract_commands(text: str) -> list[str]:
     """Every proposed command, in order, without duplicates next to each other."""
     commands: list[str] = []
-    for line in text.splitlines():
-        match = _CMD_LINE.match(line)
+    # Only a newline ends a line: splitlines() would also split on \r and other separators
+    # that a terminal shows on one line.
+    for line in text.split("\n"):
+        match = _CMD_LINE.match(line.removesuffix("\r"))
         if not match:
             continue
         command = _strip_backticks(match.group("command"))
+        if _CONTROL.search(command):
+            continue
         if command and (not commands or commands[-1] != command):
             commands.append(command)
     return commands

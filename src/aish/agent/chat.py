@@ -9,13 +9,21 @@ frontend supplies. Every step is written to the session log as it happens.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import extract_commands
-from aish.agent.events import CommandProposed, Frontend, RequestFailed, Status
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    CommandProposed,
+    Frontend,
+    RequestFailed,
+    Status,
+)
 from aish.agent.streaming import complete_lines, stream_reply
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.errors import LLMError
@@ -40,10 +48,36 @@ class ChatOutcome:
     ran: list[CommandRun] = field(default_factory=list)
 
 
+_WAITING_AFTER_S = 0.5
+
 _DESCRIBE = (
     "Explain briefly what this command would do, step by step, and whether it changes or "
     "deletes anything. Do not propose other commands.\n\n{command}"
 )
+
+
+class _LoggedProgress:
+    """Passes events to the frontend and logs the reply's text as it arrives (at most once a
+    second), so a crash or `kill -9` mid-reply loses nothing already shown."""
+
+    _EVERY_S = 1.0
+
+    def __init__(self, frontend: Frontend, log: TurnLog) -> None:
+        self._frontend = frontend
+        self._log = log
+        self._unlogged = ""
+        self._last = time.monotonic()
+        self.started = False
+
+    def render(self, event: AgentEvent) -> None:
+        self.started = True
+        self._frontend.render(event)
+        if isinstance(event, AssistantDelta):
+            self._unlogged += event.text
+            if time.monotonic() - self._last >= self._EVERY_S:
+                self._log("assistant_delta", {"text": self._unlogged})
+                self._unlogged = ""
+                self._last = time.monotonic()
 
 
 @dataclass
@@ -71,12 +105,24 @@ class ChatTurn:
             self.log("status", {"text": message})
             self.frontend.render(RequestFailed(type(outcome.error).__name__, message))
         outcome.commands = extract_commands(complete_lines(outcome.reply))
-        for command in outcome.commands:
+        for index, command in enumerate(outcome.commands):
             self.frontend.render(CommandProposed(command))
-            run = await self._through_gate(command)
-            if run is not None:
-                outcome.ran.append(run)
+            authorization = await self._authorize(command)
+            if authorization.answer == "cancel":
+                skipped = len(outcome.commands) - index
+                self.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
+                break
+            if not authorization.run:
+                self.frontend.render(Status(f"not run: {command}"))
+                continue
+            outcome.ran.append(await self.run_command(authorization.command, "model"))
         return outcome
+
+    async def _say_waiting(self, progress: _LoggedProgress) -> None:
+        # A slow model (loading, a long prompt to process) must not look like a hung aish.
+        await asyncio.sleep(_WAITING_AFTER_S)
+        if not progress.started:
+            self.frontend.render(Status(f"waiting for {self.target.name}…"))
 
     def _commit(self, newest: Message, reply: Reply, cwd: str) -> None:
         if not reply.text and reply.cut:
@@ -86,17 +132,12 @@ class ChatTurn:
         self.conversation.commit(newest, reply.text, cut=reply.cut, cwd=cwd)
         self.log("assistant", {"text": reply.text, "cut": reply.cut, "model": self.target.name})
 
-    async def _through_gate(self, command: str) -> CommandRun | None:
+    async def _authorize(self, command: str) -> gate.Authorization:
         action = gate.ProposedCommand(command)
         authorization = await gate.authorize(action, "interactive", self.frontend, self.describe)
-        self.log(
-            "decision",
-            {"command": command, "answer": authorization.answer, "ran": authorization.command},
-        )
-        if not authorization.run:
-            self.frontend.render(Status(f"not run: {command}"))
-            return None
-        return await self.run_command(authorization.command, "model")
+        ran = authorization.command if authorization.run else None
+        self.log("decision", {"command": command, "answer": authorization.answer, "ran": ran})
+        return authorization
 
     async def describe(self, command: str) -> str:
         """The model's explanation of a command, asked on the conversation's own prefix."""
@@ -105,6 +146,8 @@ class ChatTurn:
         question = Message("user", _DESCRIBE.format(command=command))
         try:
             reply = await chat(self.target, self.conversation.request(question))
+            text = reply.text.strip() or "(the model gave no description)"
         except LLMError as error:
-            return f"(no description: {error})"
-        return reply.text.strip() or "(the model gave no description)"
+            text = f"(no description: {error})"
+        self.log("description", {"command": command, "text": text})
+        return text

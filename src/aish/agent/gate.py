@@ -4,7 +4,8 @@ Every proposed action — a `CMD:` line in chat today; Norris steps, preplanned 
 tool calls later — comes here, and only an `Authorization` from here lets a caller run it.
 Until the safety classifier lands, the verdict for every proposed command is "ask": nothing
 the model proposes runs without the user's yes. Edits are the user's own command and run as
-edited; "describe" asks the model to explain and then asks again.
+edited; "describe" asks the model to explain and then asks again; "cancel" (Ctrl-C) declines
+this command and the rest of the reply's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 Mode = Literal["interactive", "norris", "headless"]
-Answer = Literal["yes", "edit", "no", "describe"]
+Answer = Literal["yes", "edit", "no", "describe", "cancel"]
 
 
 @dataclass(frozen=True)

@@ -71,19 +71,27 @@ class Conversation:
         and the commands run after the last reply as pending context."""
         conversation = cls(system_prompt)
         asked: Message | None = None
+        partial = ""  # reply text logged while it streamed, before the reply was complete
         cwd = ""  # the cwd the logged question was asked in
         for kind, payload in turns:
             if kind == "user":
+                if asked is not None and partial:  # aish died mid-reply: keep what was shown
+                    conversation.commit(asked, partial, cut=True, cwd=cwd)
                 asked = Message("user", str(payload.get("message", payload.get("text", ""))))
                 cwd = str(payload.get("cwd", cwd))
+                partial = ""
+            elif kind == "assistant_delta":
+                partial += str(payload.get("text", ""))
             elif kind == "assistant" and asked is not None:
                 text = str(payload.get("text", ""))
                 conversation.commit(asked, text, cut=bool(payload.get("cut")), cwd=cwd)
-                asked = None
+                asked, partial = None, ""
             elif kind == "command":
                 conversation.note_command(_run_from(payload))
             elif kind == "reset":
                 conversation.reset()
+        if asked is not None and partial:
+            conversation.commit(asked, partial, cut=True, cwd=cwd)
         return conversation
 
     def as_seen_by_model(self, *, cwd: str = "") -> list[Message]:

@@ -7,6 +7,9 @@ key; edit pre-fills the line editor with the command.
 
 from __future__ import annotations
 
+import re
+import sys
+import termios
 from typing import TYPE_CHECKING, TextIO
 
 from aish.agent.events import (
@@ -27,6 +30,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
+# Model text must not drive the terminal: escape sequences could hide text, retitle the
+# window or write the clipboard. Control characters other than newline and tab are shown.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
 _CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe "
 
 
@@ -40,6 +47,7 @@ class ChatView:
         self._splitter = CmdLineSplitter()
         self._ends_with_newline = True
         self._reasoning_open = False
+        self._reply_text_shown = False
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
 
@@ -48,23 +56,24 @@ class ChatView:
     def render(self, event: AgentEvent) -> None:
         if isinstance(event, AssistantDelta):
             self._close_reasoning()
-            for piece in self._splitter.feed(event.text):
+            self._reply_text_shown = True
+            for piece in self._splitter.feed(visible(event.text)):
                 self._write(piece.text, command=piece.is_command_line)
         elif isinstance(event, AssistantReasoning):
             if self._show_reasoning:
                 self._reasoning_open = True
-                self._write(event.text, style="dim")
+                self._write(visible(event.text), style="dim")
         elif isinstance(event, ReplyFinished):
             for piece in self._splitter.flush():
                 self._write(piece.text, command=piece.is_command_line)
             self.end_line()
-            if event.cut:
+            if event.cut and self._reply_text_shown:
                 self.status("reply cut short")
+            self._reply_text_shown = False
         elif isinstance(event, CommandProposed):
             pass  # shown highlighted as it streamed; the confirm prompt follows
         elif isinstance(event, Retrying):
-            if event.wait_s >= 2:
-                self.status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
+            self.status(f"{event.reason}; retrying in {event.wait_s:.1f}s")
         elif isinstance(event, RequestFailed):
             self.end_line()
             self._write(f"aish: {event.message}\n", style="red")
@@ -73,7 +82,7 @@ class ChatView:
 
     def status(self, text: str) -> None:
         self.end_line()
-        self._write(f"[aish] {text}\n", style="dim")
+        self._write(f"[aish] {visible(text)}\n", style="dim")
 
     def end_line(self) -> None:
         self._close_reasoning()
@@ -119,15 +128,18 @@ class ChatView:
         for key, answer in _ANSWER_KEYS.items():
             keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
         keys.add("enter")(lambda event: event.app.exit(result="no"))
-        keys.add("c-c")(lambda event: event.app.exit(result="no"))
-        keys.add("c-d")(lambda event: event.app.exit(result="no"))
+        keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
+        keys.add("c-d")(lambda event: event.app.exit(result="cancel"))
         session: PromptSession[str] = PromptSession(key_bindings=keys)
+        _discard_typeahead()  # a key pressed before the question was asked is no answer
         try:
             typed = await session.prompt_async(
-                _CONFIRM.format(command=command), handle_sigint=False
+                _CONFIRM.format(command=visible(command)), handle_sigint=False
             )
         except (EOFError, KeyboardInterrupt):
-            return "no"
+            return "cancel"
+        if typed == "cancel":
+            return "cancel"
         # A key binding answers directly; anything typed and entered counts by its first letter.
         return _ANSWER_KEYS.get(typed.strip()[:1].lower(), "no") if typed else "no"
 
@@ -135,10 +147,26 @@ class ChatView:
         from prompt_toolkit import PromptSession
 
         editor: PromptSession[str] = PromptSession()
+        _discard_typeahead()
         try:
             return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
 
     async def show_description(self, command: str, description: str) -> None:
-        self._write(description.rstrip("\n") + "\n")
+        self._write(visible(description).rstrip("\n") + "\n")
+
+
+def visible(text: str) -> str:
+    """Text safe to show: control characters as `^X` (ESC as `^[`), newline and tab kept."""
+    return _CONTROL.sub(lambda m: _caret(m.group()), text)
+
+
+def _caret(char: str) -> str:
+    code = ord(char)
+    return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\x{code:02x}")
+
+
+def _discard_typeahead() -> None:
+    if sys.stdin.isatty():
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)

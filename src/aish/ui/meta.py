@@ -60,7 +60,7 @@ async def _help(repl: ReplContext, args: str) -> None:
     name = args.strip().lstrip(":")
     if name:
         command = COMMANDS.get(name)
-        repl.say(f":{command.usage}  {command.help}" if command else _unknown(name, prefix="help"))
+        repl.say(f":{command.usage}  {command.help}" if command else _unknown(name))
         return
     lines = ["Lines starting with ':' are aish commands; '!' forces the shell, '?' the model."]
     lines += [f"  :{c.usage:<22} {c.help}" for c in COMMANDS.values()]
@@ -78,7 +78,7 @@ async def _model(repl: ReplContext, args: str) -> None:
         repl.say(repl.model_line(repl.model_name))
         return
     problem = repl.switch_model(name)
-    repl.say(problem or f"model: {repl.model_line(name)} (a new conversation prefix starts)")
+    repl.say(problem or f"model: {repl.model_line(name)} (it reads the conversation so far)")
 
 
 async def _models(repl: ReplContext, args: str) -> None:
@@ -139,7 +139,7 @@ COMMANDS: dict[str, MetaCommand] = {
         MetaCommand("load", "load <name>", "continue a named session", _load),
         MetaCommand("sessions", "sessions", "list recent sessions", _sessions),
         MetaCommand(
-            "ask", "ask <text>", "send the text to the model, whatever it looks like", _help
+            "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
         MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
     )
@@ -156,7 +156,7 @@ async def run_meta(repl: ReplContext, line: str) -> None:
     await command.handler(repl, args)
 
 
-def _unknown(name: str, prefix: str = "") -> str:
+def _unknown(name: str) -> str:
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
     hint = f"; did you mean :{close[0]}?" if close else "; :help lists them"
     return f"unknown command :{name}{hint}"

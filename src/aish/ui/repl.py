@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 import termios
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aish.agent.chat import ChatTurn
@@ -53,7 +53,9 @@ class Repl:
         self._extra_names: frozenset[str] = frozenset()
         self._last_status = 0
         self._quit = False
-        self._reply_task: asyncio.Task[Any] | None = None
+        self._current: asyncio.Task[None] | None = None
+        self._start_cwd: str | None = None
+        self._output_ends_line = True
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
@@ -61,11 +63,18 @@ class Repl:
     # ---- the loop ----------------------------------------------------------------------------
 
     async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        # One handler for the whole session (prompts run with handle_sigint=False): Ctrl-C
+        # outside the line editor stops what is in flight — a reply, a wait for the shell —
+        # and never ends aish.
+        loop.add_signal_handler(signal.SIGINT, self._interrupt)
         self._shell_task = asyncio.create_task(self._start_shell())
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
+        exit_status = 0
         try:
             while not self._quit:
+                self._end_partial_output_line()
                 try:
                     line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
@@ -74,14 +83,37 @@ class Repl:
                     break
                 if not line.strip():
                     continue
-                if _EXIT.fullmatch(line):
+                if exit_match := _EXIT.fullmatch(line):
+                    exit_status = int(exit_match.group(2) or 0)
                     break
                 if self._known is None:
                     self._known = await known_task
-                await self._handle(line)
+                await self._handle_guarded(line)
         finally:
+            loop.remove_signal_handler(signal.SIGINT)
             await self._close_shell()
-        return 0
+        return exit_status
+
+    async def _handle_guarded(self, line: str) -> None:
+        """Handle one line in a task Ctrl-C can cancel; a failure costs the line, not aish."""
+        self._current = asyncio.create_task(self._handle(line))
+        try:
+            await self._current
+        except asyncio.CancelledError:
+            if not self._current.cancelled():
+                raise
+            self._view.status("interrupted")
+        except Exception as error:
+            import logging
+
+            logging.getLogger("aish.repl").exception("failed handling %r", line)
+            self._view.status(f"failed: {error} (details in the log)")
+        finally:
+            self._current = None
+
+    def _interrupt(self) -> None:
+        if self._current is not None:
+            self._current.cancel()
 
     async def _handle(self, line: str) -> None:
         assert self._known is not None
@@ -103,29 +135,15 @@ class Repl:
         try:
             target = resolve_target(self._loaded.config, self._model, os.environ)
         except ConfigError as error:
+            self._log("user", {"text": question})
+            self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
         turn = ChatTurn(self.conversation, target, self._view, self.run_command, self._log)
-        cwd = self.shell_cwd()
-        self._reply_task = asyncio.create_task(turn.ask(question, cwd=cwd))
-        loop = asyncio.get_running_loop()
-        # Ctrl-C (and C-x C-c, whose C-c arrives the same way) while the reply streams stops
-        # the reply and nothing else. Installed per reply: prompt_toolkit removes SIGINT
-        # handlers when a prompt ends.
-        loop.add_signal_handler(signal.SIGINT, self._interrupt_reply)
-        try:
-            with _no_echo():
-                await self._reply_task
-        except asyncio.CancelledError:
-            if not self._reply_task.cancelled():
-                raise
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
-            self._reply_task = None
-
-    def _interrupt_reply(self) -> None:
-        if self._reply_task is not None:
-            self._reply_task.cancel()
+        # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
+        # are not for aish (the confirm prompt and commands run in raw mode and get them).
+        with _no_echo(), _ignoring(signal.SIGQUIT, signal.SIGTSTP):
+            await turn.ask(question, cwd=self.shell_cwd())
 
     # ---- running commands --------------------------------------------------------------------
 
@@ -140,7 +158,7 @@ class Repl:
             result = await shell.run(
                 command,
                 terminal=terminal,
-                on_output=_write_raw,
+                on_output=self._write_output,
                 max_lines=context.output_max_lines,
                 max_bytes=context.output_max_bytes,
             )
@@ -157,13 +175,23 @@ class Repl:
         from aish.shell.session import ShellSession
 
         size = os.get_terminal_size() if sys.stdout.isatty() else os.terminal_size((80, 24))
-        return await ShellSession.start(
-            shell=self._loaded.config.ui.shell,
-            rows=size.lines,
-            cols=size.columns,
-            on_notice=self._view.status,
-            on_background_output=_write_raw,
-        )
+        options: dict[str, Any] = {
+            "rows": size.lines,
+            "cols": size.columns,
+            "on_notice": self._show_notice,
+            "on_background_output": self._show_background,
+        }
+        wanted = self._loaded.config.ui.shell
+        if self._start_cwd is not None:
+            options["cwd"] = self._start_cwd
+        try:
+            return await ShellSession.start(shell=wanted, **options)
+        except (ValueError, OSError) as error:
+            if wanted is None:
+                raise
+            # A configured shell aish cannot run must not leave the user without one.
+            self._show_notice(f"{error}; using bash")
+            return await ShellSession.start(shell="bash", **options)
 
     async def _shell(self) -> ShellSession:
         assert self._shell_task is not None
@@ -191,6 +219,35 @@ class Repl:
         with contextlib.suppress(BaseException):
             shell = await self._shell_task
             await shell.close()
+
+    # ---- output around the prompt -----------------------------------------------------------
+
+    def _write_output(self, data: bytes) -> None:
+        if data:
+            _write_raw(data)
+            self._output_ends_line = data.endswith(b"\n")
+
+    def _end_partial_output_line(self) -> None:
+        # `printf abc` leaves the cursor mid-line; the prompt would be drawn over it.
+        if not self._output_ends_line:
+            _write_raw(b"\n")
+            self._output_ends_line = True
+
+    def _above_prompt(self, show: Callable[[], None]) -> None:
+        """Print while the line editor may be active without scribbling over it."""
+        app = self._prompt.app if self._prompt is not None else None
+        if app is not None and app.is_running:
+            from prompt_toolkit.application import run_in_terminal
+
+            run_in_terminal(show)
+        else:
+            show()
+
+    def _show_background(self, data: bytes) -> None:
+        self._above_prompt(lambda: self._write_output(data))
+
+    def _show_notice(self, text: str) -> None:
+        self._above_prompt(lambda: self._view.status(text))
 
     # ---- the prompt --------------------------------------------------------------------------
 
@@ -267,13 +324,20 @@ class Repl:
         self._session = found
         return self.resume()
 
-    def resume(self) -> str:
-        """Take up the current session's logged conversation."""
+    def resume(self, *, model_given: bool = False) -> str:
+        """Take up the current session's logged conversation, its model and its last cwd
+        (for a shell not started yet; shell state itself — variables, aliases — is gone)."""
         turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
         self.conversation = Conversation.replay(self.conversation.system_prompt, turns)
+        if not model_given and self._session.model in self._loaded.config.models:
+            self._model = self._session.model
+        cwds = [str(p.get("cwd_after", "")) for k, p in turns if k == "command"]
+        last_cwd = next((c for c in reversed(cwds) if c), self._session.cwd)
+        if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
+            self._start_cwd = last_cwd
         exchanges = len(self.conversation.history) // 2
         label = self._session.name or f"#{self._session.id}"
-        return f"[aish] continuing session {label}: {exchanges} exchanges"
+        return f"[aish] continuing session {label}: {exchanges} exchanges with {self._model}"
 
     def session_lines(self) -> list[str]:
         import time
@@ -340,6 +404,16 @@ def _write_raw(data: bytes) -> None:
 
 
 @contextlib.contextmanager
+def _ignoring(*signals: signal.Signals) -> Iterator[None]:
+    before = [signal.signal(number, signal.SIG_IGN) for number in signals]
+    try:
+        yield
+    finally:
+        for number, handler in zip(signals, before, strict=True):
+            signal.signal(number, handler)
+
+
+@contextlib.contextmanager
 def _no_echo() -> Iterator[None]:
     """Keys typed while a reply streams must not scribble over it (Ctrl-C still works)."""
     with _termios_flags(clear=termios.ECHO):
@@ -365,8 +439,13 @@ def _termios_flags(*, clear: int) -> Iterator[None]:
 def _prompt_facts(loaded: LoadedConfig) -> PromptFacts:
     import platform
 
-    shell = loaded.config.ui.shell or os.environ.get("SHELL") or "bash"
-    return PromptFacts(os_name=platform.system() or "Unix", shell=os.path.basename(shell))
+    from aish.shell.launch import choose_shell
+
+    try:  # the shell aish will really run, not merely the one $SHELL names
+        kind = choose_shell(loaded.config.ui.shell, os.environ)[1]
+    except (ValueError, OSError):
+        kind = "bash"
+    return PromptFacts(os_name=platform.system() or "Unix", shell=kind)
 
 
 def _color() -> bool:
