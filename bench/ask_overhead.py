@@ -23,10 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "RESULTS.md"
+from results import write_section  # bench/ is the script directory, so this resolves
+
 BIN = Path(sys.executable).parent
-START, END = "<!-- ask_overhead:start -->", "<!-- ask_overhead:end -->"
 BUDGET_MS = 300.0
 
 
@@ -129,13 +128,7 @@ def main() -> int:
         + ", ".join(f"{m}: {'yes' if m in mods_version else 'no'}" for m in ("httpx", "mcp"))
         + ".",
     ]
-    section = "\n".join([START, "## `aish ask` overhead (bench/ask_overhead.py)", "", *rows, END])
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if START in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
+    write_section("ask_overhead", "## `aish ask` overhead (bench/ask_overhead.py)", rows)
     print("\n".join(rows))
     return 0 if overhead < BUDGET_MS else 1
 

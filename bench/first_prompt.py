@@ -21,9 +21,8 @@ from pathlib import Path
 
 import pexpect
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- first_prompt:start -->", "<!-- first_prompt:end -->"
+from results import write_section  # bench/ is the script directory, so this resolves
+
 BUDGET_MS = 300.0
 
 
@@ -81,13 +80,7 @@ def main() -> int:
         *(f"| {name} | {value:.1f} ms |" for name, value in medians.items()),
         f"| aish budget | {BUDGET_MS:.0f} ms |",
     ]
-    section = "\n".join([START, "## Time to first prompt (bench/first_prompt.py)", "", *rows, END])
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if START in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
+    write_section("first_prompt", "## Time to first prompt (bench/first_prompt.py)", rows)
     print("\n".join(rows))
     return 0 if medians["aish"] <= BUDGET_MS else 1
 

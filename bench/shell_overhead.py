@@ -24,10 +24,8 @@ import time
 from pathlib import Path
 
 from aish.shell.session import ShellSession
+from results import write_section  # bench/ is the script directory, so this resolves
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- shell_overhead:start -->", "<!-- shell_overhead:end -->"
 BUDGET_MS = 5.0
 SENTINEL = b"__BENCH_READY__> "
 
@@ -153,13 +151,7 @@ def main() -> int:
         f"{statistics.median(starts):.1f} ms |",
     ]
     title = "## Shell per-command overhead (bench/shell_overhead.py)"
-    section = "\n".join([START, title, "", *rows, END])
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if START in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
+    write_section("shell_overhead", title, rows)
     print("\n".join(rows))
     return 0 if added <= BUDGET_MS else 1
 
