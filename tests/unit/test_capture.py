@@ -9,8 +9,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aish.shell.capture import CapturedOutput, OutputCapture
+from aish.shell.capture_lines import LineCollector
 
 
 def capture(data: bytes, command: str = "cmd", **limits: int) -> CapturedOutput:
@@ -220,6 +223,67 @@ def test_giant_line_of_multibyte_characters_counts_bytes() -> None:
     count, _, tail = rest.partition(" bytes omitted …]")
     assert line.startswith(head) and line.endswith(tail)
     assert int(count) == len(line.encode()) - len(head.encode()) - len(tail.encode())
+
+
+def test_giant_line_is_clipped_after_its_trailing_blanks_are_stripped() -> None:
+    # Blanks after the text are not part of the line: the tail shows the end of the text.
+    limits = {"max_bytes": 256, "columns": 80}  # 32 bytes each side of the marker
+    text = b"y" * 100
+    expected = "y" * 32 + "[… 36 bytes omitted …]" + "y" * 32
+    assert text_of(text + b" " * 300 + b"\r\nend\r\n", **limits) == expected + "\nend"
+    assert text_of(b"\r\n\x1b[2P\x1b[H" + text, **limits) == expected  # blank cells below
+    # Blanks inside the line are part of it, however many there are.
+    spaced = text_of(b"a" + b" " * 10_000 + b"b\r\n", **limits)
+    assert spaced == "a" + " " * 31 + "[… 9938 bytes omitted …]" + " " * 31 + "b"
+
+
+def _clipped(line: str, half: int) -> str:
+    """A logical line as the collector keeps it, computed from the whole line."""
+    line = line.rstrip(" ")
+    head = ""
+    for char in line:
+        if len((head + char).encode()) > half:
+            break
+        head += char
+    rest = line[len(head) :]
+    if len(rest.encode()) <= half:
+        return line
+    tail = ""
+    for char in reversed(rest):
+        if len((char + tail).encode()) > half:
+            break
+        tail = char + tail
+    omitted = len(rest.encode()) - len(tail.encode())
+    return f"{head}[… {omitted} bytes omitted …]{tail}"
+
+
+ROW_TEXTS = st.one_of(
+    st.text(st.sampled_from(["a", " ", " ", "é", "中", "👍"]), max_size=12), st.just(" " * 80)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(ROW_TEXTS, st.booleans()), max_size=30),
+    st.integers(1, 8),
+    st.integers(1, 1200),
+)
+def test_soft_wrapped_rows_join_strip_then_clip(
+    rows: list[tuple[str, bool]], max_lines: int, max_bytes: int
+) -> None:
+    half = max(64, max_bytes // 4) // 2
+    collector = LineCollector(max_lines, max_bytes)
+    reference = LineCollector(max_lines, max_bytes)  # given each whole line, clipped here
+    parts: list[str] = []
+    for text, wrapped in rows:
+        collector.add_row(text, wrapped)
+        parts.append(text)
+        if not wrapped:
+            reference.add_row(_clipped("".join(parts), half), False)
+            parts = []
+    if parts:
+        reference.add_row(_clipped("".join(parts), half), False)
+    assert collector.finish("note") == reference.finish("note")
 
 
 # -- binary, full-screen programs, invalid UTF-8 --------------------------------------------

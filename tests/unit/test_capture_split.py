@@ -14,7 +14,7 @@ from itertools import pairwise
 from unittest import mock
 
 import pyte
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from aish.shell import capture as capture_module
@@ -76,7 +76,7 @@ def test_split_at_every_pair_of_boundaries_on_a_small_screen() -> None:
 
 FRAGMENTS = [
     b"a", b"hello", "wörld".encode(), "中文".encode(), "e\u0301".encode(), "👍".encode(),
-    "\u200d".encode(), b"x" * 13, b"\t", b"\r\n", b"\n", b"\n", b"\r", b"\b", b"\xff",
+    "\u200d".encode(), b"x" * 13, b" " * 20, b"\t", b"\r\n", b"\n", b"\n", b"\r", b"\b", b"\xff",
     b"\xe4\xb8", b"\x1b[31m", b"\x1b[0m", b"\x1b[K", b"\x1b[0K", b"\x1b[1K", b"\x1b[2K",
     b"\x1b[A", b"\x1b[2A", b"\x1b[B", b"\x1b[3D", b"\x1b[5C", b"\x1b[H", b"\x1b[2;3H",
     b"\x1b[J", b"\x1b[1J", b"\x1b[2J", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b]0;t\x07",
@@ -97,6 +97,15 @@ def chunked_outputs(draw: st.DrawFn) -> tuple[bytes, list[int]]:
 
 @settings(max_examples=400, deadline=None)
 @given(chunked_outputs(), st.sampled_from([3, 8, 80]))
+# Blank cells below the cursor (left by DCH, or drawn spaces) survive drawing over the row
+# but not the fast path, which used to treat them as empty: the giant line's last row then
+# ended differently, its trailing blanks pushed the text out of the clipped tail, and a row
+# later shortened at its last column by DCH kept or lost its blanks.
+@example((b"\r\n\x1b[2P\x1b[H" + b"y" * 90, []), 80)
+@example((b"\r\n" + b" " * 70 + b"\x1b[H" + b"y" * 90, []), 80)
+@example(
+    (b"\r\n\r\n" + b" " * 79 + b"\x1b[H" + b"y" * 90 + b"\x1b[3;80Hab\x1b[3;80H\x1b[2P\r\n", []), 80
+)
 def test_random_chunking_gives_the_same_result(case: tuple[bytes, list[int]], columns: int) -> None:
     data, points = case
     limits = {"columns": columns, "max_lines": 6, "max_bytes": 150}

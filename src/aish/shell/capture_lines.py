@@ -6,7 +6,9 @@ the program printed, because a model reads `{"a": 1, …}` better unbroken than 
 columns. Memory stays bounded however much arrives:
 
 * a logical line longer than `line_cap` bytes keeps its first and last `line_cap / 2` bytes
-  around an inline `[… N bytes omitted …]` marker, while it is still being assembled;
+  around an inline `[… N bytes omitted …]` marker, while it is still being assembled; its
+  trailing blanks are stripped first (held as a count until text follows them), so blank
+  cells past the end of the text never push the text out of the kept tail;
 * the first lines (up to half the line and byte budget) are kept as the head, the newest
   ones in a ring that evicts from its front, and the evicted lines are counted exactly;
 * runs of blank lines are held as a count and only written when a non-blank line follows,
@@ -87,6 +89,8 @@ class LineCollector:
         self._part_tail: list[str] = []
         self._part_tail_bytes = 0
         self._part_clipped = 0
+        # Spaces at the end of the rows so far: part of the line only if text follows.
+        self._part_spaces = 0
 
     # -- input ------------------------------------------------------------------------------
 
@@ -95,7 +99,12 @@ class LineCollector:
         if not wrapped and not self._in_line:
             self._add_line(text.rstrip(" "))
             return
-        self._append_part(text)
+        self._in_line = True
+        body = text.rstrip(" ")
+        if body:
+            self._flush_spaces()
+            self._append_part(body)
+        self._part_spaces += len(text) - len(body)
         if not wrapped:
             self._finish_part()
 
@@ -148,8 +157,27 @@ class LineCollector:
 
     # -- logical lines ----------------------------------------------------------------------
 
+    def _flush_spaces(self) -> None:
+        """Appends the held spaces: text follows them. Costs at most a line cap."""
+        count = self._part_spaces
+        if not count:
+            return
+        self._part_spaces = 0
+        if not self._part_head_full:
+            taken = min(count, self._line_half - self._part_head_bytes)
+            self._append_part(" " * taken)
+            count -= taken
+        if count > self._line_half:
+            # Only the last `line_half` of them can stay in the tail; the tail so far and
+            # the rest of them would be trimmed away.
+            self._part_clipped += self._part_tail_bytes + count - self._line_half
+            self._part_tail = []
+            self._part_tail_bytes = 0
+            count = self._line_half
+        if count:
+            self._append_part(" " * count)
+
     def _append_part(self, piece: str) -> None:
-        self._in_line = True
         if not self._part_head_full:
             room = self._line_half - self._part_head_bytes
             size = utf8_len(piece)
@@ -189,6 +217,7 @@ class LineCollector:
         self._part_tail = []
         self._part_tail_bytes = 0
         self._part_clipped = 0
+        self._part_spaces = 0  # trailing: not part of the line
         self._add_line(line.rstrip(" "))
 
     def _add_line(self, line: str) -> None:

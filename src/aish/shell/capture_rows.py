@@ -13,7 +13,6 @@ straight to the `RowSink` without ever being made into cells.
 from __future__ import annotations
 
 from collections.abc import Collection
-from operator import attrgetter
 from typing import Protocol
 
 from pyte.screens import Char, StaticDefaultDict, wcwidth
@@ -27,14 +26,12 @@ __all__ = [
     "is_blank",
     "push_rows",
     "render_row",
-    "rows_below_blank",
+    "rows_below_empty",
     "unsplit",
 ]
 
 BLANK = Char(" ")
 STUB = Char("")  # pyte's convention for the right half of a wide character
-_BLANK_DATA = frozenset({" "})
-_data = attrgetter("data")
 
 
 class _CharCache(dict[str, Char]):
@@ -110,15 +107,19 @@ def unsplit(row: dict[int, Char], x: int, width: int) -> None:
         row[x + width] = BLANK
 
 
-def rows_below_blank(rows: dict[int, Row], top: int, lines: int) -> bool:
-    """Whether rows `top`… are all blank and none is marked as wrapped."""
+def rows_below_empty(rows: dict[int, Row], top: int, lines: int) -> bool:
+    """Whether rows `top`… hold no cell at all and none is marked as wrapped.
+
+    Blank cells (a drawn space, what DCH/ICH/ECH leave) do not count as empty: drawing over
+    such a row keeps those beyond the text, while `push_rows` replaces the row, so the
+    two would differ in where the row ends (a row shortened at its last column by a later
+    DCH, the trailing blanks of a logical line).
+    """
     if lines - top <= len(rows):
         below = [row for y in range(top, lines) if (row := rows.get(y)) is not None]
     else:
         below = [row for y, row in rows.items() if y >= top]
-    return not any(
-        row.wrapped or not _BLANK_DATA.issuperset(map(_data, row.values())) for row in below
-    )
+    return not any(row or row.wrapped for row in below)
 
 
 def push_rows(
@@ -135,8 +136,8 @@ def push_rows(
 
     Same effect as drawing each text at the start of a fresh row followed by a newline
     (none after the last one unless `newline_after_last`), on a screen of `lines` rows
-    without a scroll region whose rows from `cursor_y` down are blank. `wrapped` holds the
-    indices of the texts whose row continues on the next one; each text fits the width.
+    without a scroll region whose rows from `cursor_y` down hold no cells. `wrapped` holds
+    the indices of the texts whose row continues on the next one; each text fits the width.
     """
     above = cursor_y
     old = [rows.get(y) for y in range(above)]

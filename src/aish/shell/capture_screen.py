@@ -39,7 +39,7 @@ from aish.shell.capture_rows import (
     is_blank,
     push_rows,
     render_row,
-    rows_below_blank,
+    rows_below_empty,
     unsplit,
 )
 
@@ -339,8 +339,9 @@ class ScrollbackScreen(Screen):
     def ready_for_lines(self) -> bool:
         """True when `push_lines` has exactly the effect of drawing the lines one by one.
 
-        That holds at the start of a fresh row with nothing below it, with the default
-        modes and no scroll region.
+        That holds at the start of a fresh row with nothing below it (no cells at all, not
+        even blank ones: see `rows_below_empty`), with the default modes and no scroll
+        region.
         """
         cursor = self.cursor
         if cursor.x != 0 or self.alternate:
@@ -351,7 +352,7 @@ class ScrollbackScreen(Screen):
         margins = self.margins
         if margins is not None and (margins.top != 0 or margins.bottom != self.lines - 1):
             return False
-        return rows_below_blank(self.rows, cursor.y, self.lines)
+        return rows_below_empty(self.rows, cursor.y, self.lines)
 
     def push_lines(self, lines: list[str]) -> int:
         """Write lines of printable text, each followed by a newline; returns how many.
