@@ -2,7 +2,8 @@
 
 Every row not marked `ambiguous` must route as labelled. Ambiguous rows are reported, not
 asserted. The corpus lives outside the repository: `$AISH_CORPUS_DIR`, else
-`<repo>/../shared/corpus`; the test is skipped when neither exists (a clean clone elsewhere).
+`<repo>/../shared/corpus`, else the workplace's `/work/shared/corpus`; the test is skipped
+only when none exists (a machine without the corpus).
 The command set is the fixed one the corpus README assumes, never this machine's PATH.
 """
 
@@ -36,6 +37,8 @@ def _corpus_file() -> Path | None:
     repo = Path(__file__).resolve().parents[2]
     candidates = [Path(os.environ["AISH_CORPUS_DIR"])] if os.environ.get("AISH_CORPUS_DIR") else []
     candidates.append(repo.parent / "shared" / "corpus")
+    # CI runs on a clean clone that may live elsewhere on the same machine.
+    candidates.append(Path("/work/shared/corpus"))
     for directory in candidates:
         if (directory / "routing.tsv").is_file():
             return directory / "routing.tsv"
