@@ -202,6 +202,7 @@ def _run_ask(args: argparse.Namespace) -> int:
         json_mode=args.json,
         color=color,
         show_reasoning=loaded.config.ui.show_reasoning != "hide",
+        terminal=sys.stdout.isatty() and not args.json,
     )
     try:
         target = resolve_target(loaded.config, args.model, os.environ)

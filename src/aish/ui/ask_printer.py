@@ -22,6 +22,7 @@ from aish.agent.events import (
     ToolCallProposed,
     UsageRecorded,
 )
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,11 +55,13 @@ class AskPrinter:
         json_mode: bool = False,
         color: bool = False,
         show_reasoning: bool = True,
+        terminal: bool = False,
     ) -> None:
         self._out = out
         self._err = err
         self._json = json_mode
         self._color = color
+        self._terminal = terminal or color
         self._show_reasoning = show_reasoning
         self._ends_with_newline = True
         self._wrote_text = False
@@ -71,7 +74,7 @@ class AskPrinter:
             self._render_json(event)
         elif isinstance(event, AssistantDelta):
             self._close_reasoning()
-            self._out.write(event.text)
+            self._out.write(self._shown(event.text))
             self._out.flush()
             self._wrote_text = True
             self._ends_with_newline = event.text.endswith("\n")
@@ -107,10 +110,14 @@ class AskPrinter:
         # Reasoning goes to stderr so a piped answer stays clean.
         self._reasoning_open = True
         if self._color:
-            self._console(self._err).print(text, style="dim", end="", markup=False)
+            self._console(self._err).print(visible(text), style="dim", end="", markup=False)
         else:
-            self._err.write(text)
+            self._err.write(self._shown(text))
         self._err.flush()
+
+    def _shown(self, text: str) -> str:
+        # On a terminal, model text must not drive it; piped output stays exactly as sent.
+        return visible(text) if self._terminal else text
 
     def _close_reasoning(self) -> None:
         if self._reasoning_open:

@@ -7,7 +7,6 @@ key; edit pre-fills the line editor with the command.
 
 from __future__ import annotations
 
-import re
 import sys
 import termios
 from typing import TYPE_CHECKING, TextIO
@@ -24,15 +23,13 @@ from aish.agent.events import (
 )
 from aish.agent.gate import Answer, Verdict
 from aish.ui.cmd_lines import CmdLineSplitter
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from rich.console import Console
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
-# Model text must not drive the terminal: escape sequences could hide text, retitle the
-# window or write the clipboard. Control characters other than newline and tab are shown.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 _CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe "
 
@@ -155,16 +152,6 @@ class ChatView:
 
     async def show_description(self, command: str, description: str) -> None:
         self._write(visible(description).rstrip("\n") + "\n")
-
-
-def visible(text: str) -> str:
-    """Text safe to show: control characters as `^X` (ESC as `^[`), newline and tab kept."""
-    return _CONTROL.sub(lambda m: _caret(m.group()), text)
-
-
-def _caret(char: str) -> str:
-    code = ord(char)
-    return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\x{code:02x}")
 
 
 def _discard_typeahead() -> None:
