@@ -173,9 +173,8 @@ def _run_ask(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages
+    from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
     from aish.config import resolve_target
-    from aish.conversation.attachments import Bounds, read_bounded
     from aish.llm.errors import ConfigError
     from aish.ui.ask_printer import AskPrinter
 
@@ -187,8 +186,9 @@ def _run_ask(args: argparse.Namespace) -> int:
     piped = None
     if not sys.stdin.isatty():
         context = loaded.config.context
-        bounds = Bounds(context.output_max_lines, context.output_max_bytes)
-        piped = read_bounded(sys.stdin.buffer, bounds) or None
+        piped = read_piped(
+            sys.stdin.buffer, max_lines=context.output_max_lines, max_bytes=context.output_max_bytes
+        )
     if not question and piped is None:
         print('aish: nothing to ask: aish ask "<question>"', file=sys.stderr)
         return EXIT_USAGE

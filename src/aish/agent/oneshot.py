@@ -7,6 +7,7 @@ partial text in the outcome's reply, marked as cut.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from aish.agent.actions import extract_commands
 from aish.agent.events import CommandProposed, Frontend, RequestFailed
@@ -22,6 +23,27 @@ class AskOutcome:
     reply: Reply = field(default_factory=Reply)
     commands: list[str] = field(default_factory=list)
     error: LLMError | None = None
+
+
+_READ_BLOCK = 64 * 1024
+# Piped text has no terminal width; a wide virtual screen keeps its lines as they were.
+_PIPED_COLUMNS = 512
+
+
+def read_piped(stream: BinaryIO, *, max_lines: int, max_bytes: int) -> str | None:
+    """Piped input as the model should see it: what a terminal would have shown (colour
+    codes and `\r` progress collapsed, binary labelled), bounded head and tail, read to the
+    end in blocks so memory stays flat however much arrives. None when nothing was piped."""
+    first = stream.read(_READ_BLOCK)
+    if not first:
+        return None  # the capture (and pyte) load only when there is something to read
+    from aish.shell.capture import OutputCapture
+
+    capture = OutputCapture(max_lines=max_lines, max_bytes=max_bytes, columns=_PIPED_COLUMNS)
+    capture.feed(first)
+    while block := stream.read(_READ_BLOCK):
+        capture.feed(block)
+    return capture.result().text
 
 
 def build_ask_messages(question: str, piped: str | None, facts: PromptFacts) -> list[Message]:
