@@ -1,0 +1,232 @@
+"""Tool-call verdicts: annotations × trust × the tool's name × the commands in its arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aish.safety.classifier import classify
+from aish.safety.tool_calls import classify_tool_call
+from aish.safety.user_rules import UserRules
+from aish.safety.verdict import Verdict
+
+READ_ONLY = {"readOnlyHint": True}
+ADDITIVE = {"readOnlyHint": False, "destructiveHint": False}
+DEFAULT = "annotation destructiveHint (default true)"
+SAFE_CMD = "ls -la"
+RM_CMD = "rm -rf /tmp/x"
+
+# (tool, arguments, annotations, trusted) → level, reasons; the server is always `s`.
+# `None` as reasons: check the level only (command reasons come from the classifier).
+TABLE: list[tuple[str, Any, Any, bool, str, tuple[str, ...] | None]] = [
+    # annotations and trust, on a tool whose name says nothing
+    ("read_file", {"path": "/x"}, READ_ONLY, True, "safe", ()),
+    ("read_file", {"path": "/x"}, READ_ONLY, False, "unknown",
+     ("annotation readOnlyHint from untrusted server s",)),
+    ("read_file", {"path": "/x"}, None, True, "destructive", (DEFAULT,)),
+    ("read_file", {"path": "/x"}, None, False, "destructive", (DEFAULT,)),
+    ("read_file", {"path": "/x"}, {}, True, "destructive", (DEFAULT,)),
+    ("read_file", {}, {"readOnlyHint": False}, True, "destructive", (DEFAULT,)),
+    ("read_file", {}, ADDITIVE, True, "unknown",
+     ("annotation destructiveHint false (additive updates)",)),
+    ("read_file", {}, {"destructiveHint": False}, False, "unknown",
+     ("annotation destructiveHint false (additive updates)",)),
+    ("read_file", {}, {"destructiveHint": True}, True, "destructive",
+     ("annotation destructiveHint",)),
+    # destructiveHint only means something when the tool is not read-only
+    ("read_file", {}, {"readOnlyHint": True, "destructiveHint": True}, True, "safe", ()),
+    ("read_file", {}, {"readOnlyHint": "true"}, True, "destructive",
+     (DEFAULT, "annotation readOnlyHint is not a boolean; ignored")),
+    ("read_file", {}, {"readOnlyHint": 1}, True, "destructive",
+     (DEFAULT, "annotation readOnlyHint is not a boolean; ignored")),
+    ("read_file", {}, ["readOnlyHint"], True, "destructive",
+     (DEFAULT, "annotations are not an object; ignored")),
+    ("get_time", [], READ_ONLY, True, "unknown", ("tool arguments are not an object",)),
+    # tools that write or delete, whatever their annotations say
+    ("write_file", {"path": "/x", "content": "hi"}, READ_ONLY, True, "unknown",
+     ("tool s__write_file writes files",)),
+    ("write_file", {"path": "/x"}, None, False, "destructive",
+     (DEFAULT, "tool s__write_file writes files")),
+    ("edit_file", {"path": "/x", "edits": []}, ADDITIVE, True, "unknown",
+     ("annotation destructiveHint false (additive updates)", "tool s__edit_file edits files")),
+    ("writeFile", {"path": "/x"}, READ_ONLY, True, "unknown", ("tool s__writeFile writes files",)),
+    ("create_directory", {"path": "/x"}, READ_ONLY, True, "unknown",
+     ("tool s__create_directory creates files",)),
+    ("move_file", {"source": "/a", "destination": "/b"}, READ_ONLY, True, "unknown",
+     ("tool s__move_file moves files",)),
+    ("save", {"target": "/etc/hosts"}, READ_ONLY, True, "unknown", ("tool s__save saves files",)),
+    ("update_issue", {"number": 3}, READ_ONLY, True, "unknown",
+     ("tool s__update_issue updates (by its name)",)),
+    ("git_commit", {"message": "m"}, READ_ONLY, True, "unknown",
+     ("tool s__git_commit commits (by its name)",)),
+    ("delete_file", {"path": "/x"}, READ_ONLY, True, "destructive",
+     ("tool s__delete_file deletes files",)),
+    ("delete_branch", {"name": "b"}, READ_ONLY, True, "destructive",
+     ("tool s__delete_branch deletes (by its name)",)),
+    ("kill_processes", {"pid": 1}, ADDITIVE, True, "destructive",
+     ("tool s__kill_processes kills (by its name)",
+      "annotation destructiveHint false (additive updates)")),
+    ("get_deleted", {}, READ_ONLY, True, "safe", ()),
+    # a read verb first: the rest of the name is a thing, not an act
+    ("get_commit", {"sha": "abc"}, READ_ONLY, True, "safe", ()),
+    ("list_updates", {}, READ_ONLY, True, "safe", ()),
+    ("undelete_message", {}, READ_ONLY, True, "safe", ()),
+    ("run_python", {"code": "print(1)"}, READ_ONLY, True, "unknown",
+     ("tool s__run_python runs code",)),
+    # shell-like tools: the command is classified; a trusted server's hint gives way to it
+    ("run_command", {"command": SAFE_CMD}, None, True, "safe", ()),
+    ("run_command", {"command": SAFE_CMD}, {"destructiveHint": True}, True, "safe", ()),
+    ("run_command", {"command": SAFE_CMD}, None, False, "destructive", (DEFAULT,)),
+    ("run_command", {"command": SAFE_CMD}, READ_ONLY, False, "unknown",
+     ("annotation readOnlyHint from untrusted server s",)),
+    ("run_command", {"command": RM_CMD}, READ_ONLY, True, "destructive", None),
+    ("run_command", {"command": RM_CMD}, None, False, "destructive", None),
+    ("shell", {"command": ["rm", "-rf", "/tmp/x"]}, None, True, "destructive", None),
+    ("shell", {"command": ["ls", "-la"]}, None, True, "safe", ()),
+    ("exec", {"cmd": "ls", "args": ["-la"]}, None, True, "safe", ()),
+    ("exec", {"cmd": "rm", "args": ["-rf", "/tmp/x"]}, None, True, "destructive", None),
+    ("exec", {"args": ["rm", "-rf", "/tmp/x"]}, None, True, "destructive", None),
+    ("bash", {"script": f"{SAFE_CMD}\n{RM_CMD}"}, None, True, "destructive", None),
+    ("run_commands", {"commands": [SAFE_CMD, RM_CMD]}, None, True, "destructive", None),
+    ("execute", {"language": "bash", "code": RM_CMD}, None, True, "destructive", None),
+    ("shell", {"request": {"steps": [{"command": RM_CMD}]}}, None, True, "destructive", None),
+    # a shell tool without a command key: any text may be the command
+    ("shell", {"input": SAFE_CMD}, None, True, "destructive",
+     (DEFAULT, "tool s__shell runs commands")),
+    ("shell", {"input": SAFE_CMD}, READ_ONLY, True, "unknown", ("tool s__shell runs commands",)),
+    ("terminal", {"input": RM_CMD}, READ_ONLY, True, "destructive", None),
+    ("run_command", {"command": 42}, READ_ONLY, True, "unknown",
+     ("a command argument is not text", "tool s__run_command runs commands")),
+    # a command argument counts on any tool; the hint stays (the name does not say "shell")
+    ("start_process", {"command": RM_CMD, "timeout_ms": 5}, READ_ONLY, True, "destructive", None),
+    ("deploy", {"command": SAFE_CMD}, None, True, "destructive",
+     (DEFAULT, "tool s__deploy deploys (by its name)")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "annotations", "trusted", "level", "reasons"),
+    TABLE,
+    ids=[f"{row[0]}-{i}" for i, row in enumerate(TABLE)],
+)
+def test_table(
+    tool: str,
+    arguments: Any,
+    annotations: Any,
+    trusted: bool,
+    level: str,
+    reasons: tuple[str, ...] | None,
+) -> None:
+    verdict = classify_tool_call("s", tool, arguments, annotations, trusted)
+    assert verdict.level == level, verdict
+    if reasons is not None:
+        assert verdict.reasons == reasons
+    else:
+        assert any(r.startswith("command: ") for r in verdict.reasons), verdict
+
+
+def test_command_reasons_are_the_classifiers_with_a_prefix() -> None:
+    verdict = classify_tool_call("s", "run_command", {"command": RM_CMD}, None, True)
+    expected = classify(RM_CMD)
+    assert verdict.level == expected.level
+    assert verdict.reasons == tuple(f"command: {r}" for r in expected.reasons)
+
+
+def test_every_reason_is_named_worst_first() -> None:
+    verdict = classify_tool_call("fs", "write_file", {"path": "/x"}, {"readOnlyHint": "no"}, False)
+    assert verdict.level == "destructive"
+    assert verdict.reasons == (
+        DEFAULT,
+        "annotation readOnlyHint is not a boolean; ignored",
+        "tool fs__write_file writes files",
+    )
+
+
+def test_user_rules_reach_the_classifier() -> None:
+    rules = UserRules(destructive=("make deploy*",))
+    verdict = classify_tool_call("s", "shell", {"command": "make deploy"}, None, True, rules)
+    assert verdict.level == classify("make deploy", rules).level
+
+
+def test_trust_means_exactly_true() -> None:
+    verdict = classify_tool_call("s", "read_file", {}, READ_ONLY, 1)  # type: ignore[arg-type]
+    assert verdict.level == "unknown"
+
+
+def test_names_in_reasons_are_printable_and_short() -> None:
+    verdict = classify_tool_call("s\x1b[2J", "delete\u202e" + "x" * 200, {}, READ_ONLY, True)
+    (reason,) = verdict.reasons
+    assert "\x1b" not in reason and "\u202e" not in reason
+    assert len(reason) < 150
+
+
+def test_deep_and_wide_arguments_are_bounded() -> None:
+    deep: Any = {"command": RM_CMD}
+    for _ in range(10_000):
+        deep = {"a": [deep]}
+    verdict = classify_tool_call("s", "shell", deep, READ_ONLY, True)
+    assert verdict == Verdict("unknown", ("tool s__shell runs commands",))  # out of reach
+    wide = {"commands": [SAFE_CMD] * 5000}
+    assert classify_tool_call("s", "shell", wide, None, True).level != "safe"
+
+
+# ---- properties -------------------------------------------------------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["command", "cmd", "args", "commands", "path", "language", "code"])
+            | st.text(max_size=8),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+TOOLS = st.sampled_from(
+    ["run_command", "shell", "exec", "write_file", "read_file", "delete_file", "get_x", ""]
+) | st.text(max_size=20)
+HINTS = (
+    st.none()
+    | JSON
+    | st.dictionaries(
+        st.sampled_from(["readOnlyHint", "destructiveHint", "title"]), JSON, max_size=3
+    )
+)
+LEVELS = ("safe", "unknown", "destructive")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=10), TOOLS, JSON, HINTS, st.booleans())
+def test_any_json_gives_a_verdict(
+    server: str, tool: str, arguments: Any, annotations: Any, trusted: bool
+) -> None:
+    verdict = classify_tool_call(server, tool, arguments, annotations, trusted)
+    assert verdict.level in LEVELS
+    assert isinstance(verdict.reasons, tuple)
+    assert all(isinstance(r, str) and r for r in verdict.reasons)
+    assert (verdict.level == "safe") == (not verdict.reasons)
+    if not trusted:
+        assert verdict.level != "safe"  # no hint from an untrusted server makes a call safe
+
+
+@settings(max_examples=100, deadline=None)
+@given(JSON, HINTS, st.booleans())
+def test_deleting_tools_are_always_destructive(
+    arguments: Any, annotations: Any, trusted: bool
+) -> None:
+    verdict = classify_tool_call("s", "delete_file", arguments, annotations, trusted)
+    assert verdict.level == "destructive"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=40), HINTS, st.booleans())
+def test_never_lower_than_the_command(command: str, annotations: Any, trusted: bool) -> None:
+    verdict = classify_tool_call("s", "run_command", {"command": command}, annotations, trusted)
+    rank = LEVELS.index
+    assert rank(verdict.level) >= rank(classify(command).level)
