@@ -14,6 +14,8 @@ comes back as `ok=False` with a short reason.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +26,17 @@ if TYPE_CHECKING:
 
     from tree_sitter import Node, Parser
 
-__all__ = ["BashLine", "Lead", "SimpleCommand", "Word", "parse_bash"]
+__all__ = [
+    "BashLine",
+    "Lead",
+    "SimpleCommand",
+    "Word",
+    "node_text",
+    "parse_bash",
+    "parsed_tree",
+    "unescape_double_quoted",
+    "word_value",
+]
 
 LeadKind = Literal["empty", "comment", "command", "assignment", "redirection", "compound"]
 
@@ -154,6 +166,37 @@ def parse_bash(text: str) -> BashLine:
         return _describe(text, root, error)
     finally:
         _SOURCE.reset(token)
+
+
+@contextmanager
+def parsed_tree(text: str) -> Iterator[tuple[Node, str | None]]:
+    """The syntax tree of `text` and its first syntax error (None when it parses cleanly).
+
+    Inside the block, `node_text` and `word_value` read nodes of this tree. The tree is the
+    same one `parse_bash` describes, so both agree on what is a command and what is an error.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    token = _SOURCE.set(data)
+    try:
+        root = _parse(data)
+        yield root, _syntax_error(root)
+    finally:
+        _SOURCE.reset(token)
+
+
+def node_text(node: Node) -> str:
+    """A node's text as written (inside `parsed_tree`)."""
+    return _text(node)
+
+
+def unescape_double_quoted(text: str) -> str:
+    """Backslash removal as inside double quotes (only before $ ` " \\ and newline)."""
+    return _unescape_dq(text)
+
+
+def word_value(node: Node) -> tuple[str | None, bool]:
+    """A word's value after quote removal (None if it expands at run time), and if quoted."""
+    return _value(node)
 
 
 # tree-sitter-bash 0.25 can read out of bounds, and crash the process, on `{` followed by a

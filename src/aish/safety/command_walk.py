@@ -1,0 +1,264 @@
+"""Every simple command and every redirection in a line of bash, as plain data.
+
+The classifier judges what runs, so this walk visits every place bash runs a command:
+pipelines and lists, subshells and groups, `$(…)` and backticks, `<(…)`/`>(…)`, loops, `if`,
+`case`, function bodies (judged whether or not the function is called), and command
+substitutions inside unquoted heredoc bodies and inside assignments. Quoted text is data: a
+word's value is its text after quote and backslash removal, or None when it expands at run time.
+
+For text that bash will itself re-read as code (`bash -c '…'`, `eval`, a heredoc fed to a
+shell) each word also carries `code`: its literal text with every expansion replaced by a
+marker word, so the re-parsed command can tell "a variable was here" from a plain name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from aish.safety.bash_syntax import node_text, parsed_tree, unescape_double_quoted, word_value
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+__all__ = [
+    "COMMAND_OUTPUT",
+    "DYNAMIC_VALUE",
+    "Arg",
+    "Invocation",
+    "Redirect",
+    "Walk",
+    "walk_bash",
+]
+
+# Marker words standing in for expansions in re-parsed code. They are ordinary bash words that
+# no real program is called, so a marker in command position means "the name is computed".
+DYNAMIC_VALUE = "__aish_dynamic_value__"
+COMMAND_OUTPUT = "__aish_command_output__"
+
+Stdin = Literal["inherited", "pipe", "file", "text"]
+
+_EXPANSIONS = frozenset(("simple_expansion", "expansion", "arithmetic_expansion"))
+_SUBSTITUTIONS = frozenset(("command_substitution", "process_substitution"))
+_ASSIGNMENT_HOLDERS = frozenset(("declaration_command", "unset_command"))
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One word. `value` is None when it expands at run time; `substitution` marks a whole
+    `<(…)`/`>(…)` argument (a pipe to a command, not a file)."""
+
+    text: str
+    value: str | None
+    code: str
+    substitution: bool = False
+
+    @property
+    def dynamic(self) -> bool:
+        return self.value is None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A simple command: its name, arguments, leading assignments and where stdin comes from.
+
+    `stdin_code` is the text of a here-string or heredoc fed to the command, as code (with
+    expansion markers), for shells that would run it.
+    """
+
+    name: Arg
+    args: tuple[Arg, ...]
+    assignments: tuple[tuple[str, Arg], ...]
+    stdin: Stdin
+    stdin_code: str | None = None
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """An output or input redirection; `target` is None for a descriptor (`2>&1`, `>&-`)."""
+
+    operator: str
+    target: Arg | None
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What a line contains. `error` is bash's objection to it, if any."""
+
+    error: str | None
+    invocations: tuple[Invocation, ...]
+    redirects: tuple[Redirect, ...]
+    # Variables a statement sets with no command (`x=1`, `export PATH=…`, `unset IFS`).
+    assigned: tuple[str, ...]
+    # Functions the line defines: calling one runs its body, not the program of that name.
+    functions: tuple[str, ...] = ()
+
+
+def walk_bash(text: str) -> Walk:
+    """Parse `text` and collect what it would run. Never raises."""
+    with parsed_tree(text) as (root, error):
+        invocations: list[Invocation] = []
+        redirects: list[Redirect] = []
+        assigned: list[str] = []
+        functions: list[str] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "command":
+                invocation = _invocation(node)
+                if invocation is not None:
+                    invocations.append(invocation)
+                else:
+                    assigned.extend(_assigned_names(node))
+            elif kind == "variable_assignment" and _is_statement(node):
+                assigned.extend(_assigned_names(node))
+            elif kind in _ASSIGNMENT_HOLDERS:
+                assigned.extend(_declared_names(node))
+            elif kind == "file_redirect":
+                redirects.append(_redirect(node))
+            elif kind == "function_definition":
+                name = node.child_by_field_name("name")
+                functions += [node_text(name)] if name is not None else []
+            stack.extend(node.children)
+        return Walk(error, tuple(invocations), tuple(redirects), tuple(assigned), tuple(functions))
+
+
+def _invocation(node: Node) -> Invocation | None:
+    name: Arg | None = None
+    args: list[Arg] = []
+    assignments: list[tuple[str, Arg]] = []
+    for child in node.children:
+        if child.type == "command_name":
+            if child.end_byte > child.start_byte and child.named_child_count:
+                name = _arg(child.named_children[0])
+        elif child.type == "variable_assignment" and name is None:
+            assignments.append(_assignment(child))
+        elif (
+            name is not None
+            and child.is_named
+            and child.type != "comment"
+            and not (child.type.endswith("_redirect"))
+        ):
+            args.append(_arg(child))
+    if name is None:
+        return None
+    stdin, stdin_code = _stdin(node)
+    return Invocation(name, tuple(args), tuple(assignments), stdin, stdin_code)
+
+
+def _stdin(node: Node) -> tuple[Stdin, str | None]:
+    redirections = list(node.children)
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        redirections += parent.children
+    for child in redirections:
+        if child.type == "herestring_redirect" and child.named_child_count:
+            return "text", _code(child.named_children[-1])
+        if child.type == "heredoc_redirect":
+            body = next((c for c in child.children if c.type == "heredoc_body"), None)
+            return "text", _heredoc_code(body) if body is not None else ""
+        if child.type == "file_redirect" and _operator(child) == "<":
+            return "file", None
+    return ("pipe" if _receives_pipe(node) else "inherited"), None
+
+
+def _receives_pipe(node: Node) -> bool:
+    child, parent = node, node.parent
+    while parent is not None and parent.type == "redirected_statement":
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "pipeline":
+        return False
+    # After a heredoc, tree-sitter hangs the rest of the pipeline (`| sh`) under the heredoc
+    # redirect, starting with the bare `|`.
+    return not parent.children[0].is_named or parent.named_children[0] != child
+
+
+def _is_statement(node: Node) -> bool:
+    parent = node.parent
+    return parent is None or parent.type not in (
+        "command",
+        "declaration_command",
+        "variable_assignments",
+        "for_statement",
+    )
+
+
+def _assigned_names(node: Node) -> list[str]:
+    if node.type == "variable_assignment":
+        target = node.child_by_field_name("name")
+        return [node_text(target)] if target is not None else []
+    return [n for c in node.children if c.type == "variable_assignment" for n in _assigned_names(c)]
+
+
+def _declared_names(node: Node) -> list[str]:
+    names: list[str] = []
+    for child in node.named_children:
+        if child.type == "variable_assignment":
+            names += _assigned_names(child)
+        elif child.type in ("variable_name", "word"):
+            names.append(node_text(child))
+    return names
+
+
+def _assignment(node: Node) -> tuple[str, Arg]:
+    target = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    empty = Arg("", "", "")
+    return (node_text(target) if target is not None else "", _arg(value) if value else empty)
+
+
+def _redirect(node: Node) -> Redirect:
+    operator = _operator(node)
+    destination = node.child_by_field_name("destination")
+    if destination is None or (operator in (">&", "<&") and destination.type == "number"):
+        return Redirect(operator, None)
+    if operator in (">&", "<&") and node_text(destination) == "-":
+        return Redirect(operator, None)
+    return Redirect(operator, _arg(destination))
+
+
+def _operator(node: Node) -> str:
+    return next((c.type for c in node.children if not c.is_named), "")
+
+
+def _arg(node: Node) -> Arg:
+    value, _quoted = word_value(node)
+    return Arg(node_text(node), value, _code(node), node.type == "process_substitution")
+
+
+def _code(node: Node) -> str:
+    """The word as code for a re-parse: literal text, with expansions as marker words."""
+    kind = node.type
+    if kind in _SUBSTITUTIONS:
+        return COMMAND_OUTPUT
+    if kind in _EXPANSIONS:
+        return DYNAMIC_VALUE
+    if kind == "string":
+        parts = []
+        for part in node.named_children:
+            if part.type == "string_content":
+                parts.append(unescape_double_quoted(node_text(part)))
+            else:
+                parts.append(_code(part))
+        return "".join(parts)
+    if kind == "concatenation":
+        return "".join(_code(c) if c.is_named else node_text(c) for c in node.children)
+    value, _quoted = word_value(node)
+    return value if value is not None else DYNAMIC_VALUE
+
+
+def _heredoc_code(body: Node) -> str:
+    """A heredoc body as code. In an unquoted heredoc the expansions are live: mark them."""
+    text = node_text(body)
+    start = body.start_byte
+    pieces: list[str] = []
+    cursor = 0
+    raw = text.encode("utf-8", "surrogatepass")
+    for child in body.named_children:
+        if child.type in _SUBSTITUTIONS or child.type in _EXPANSIONS:
+            pieces.append(raw[cursor : child.start_byte - start].decode("utf-8", "replace"))
+            pieces.append(_code(child))
+            cursor = child.end_byte - start
+    pieces.append(raw[cursor:].decode("utf-8", "replace"))
+    return "".join(pieces)

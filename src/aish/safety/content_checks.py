@@ -1,0 +1,298 @@
+"""Programs whose danger is in a script argument: sed and awk programs, SQL for database
+clients, redis commands. Each check reads the literal script and returns a verdict for it,
+or None when the script alone says nothing beyond the rule tables.
+
+Scripts are read conservatively: anything that could write a file or run a program makes the
+command at least `unknown`; only what provably writes over data is `destructive`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from aish.safety.options import ArgView
+from aish.safety.verdict import Verdict
+
+Check = Callable[[str, ArgView], Verdict | None]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _unknown(reason: str) -> Verdict:
+    return Verdict("unknown", (reason,))
+
+
+def _destructive(reason: str) -> Verdict:
+    return Verdict("destructive", (reason,))
+
+
+# ---- sed ----------------------------------------------------------------------------------
+
+_SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:\\.|[^/])*/[IM]*|\\(.)(?:\\.|(?!\1).)*\1)?")
+
+
+def _sed_scripts(view: ArgView) -> list[str | None]:
+    scripts = _values_after(view, ("-e", "--expression"))
+    scripts += [o.split("=", 1)[1] for o in view.options if o.startswith("--expression=")]
+    if scripts or view.has_any(("-f", "--file*")):
+        return scripts
+    return [view.operands[0].value] if view.operands else []
+
+
+def _values_after(view: ArgView, names: tuple[str, ...]) -> list[str | None]:
+    values: list[str | None] = []
+    words = view.words
+    for i, word in enumerate(words[:-1]):
+        if word in names:
+            values.append(words[i + 1])
+    return values
+
+
+def sed_writes(script: str) -> str | None:
+    """Why a sed script could write a file or run a command, or None."""
+    i = 0
+    n = len(script)
+    while i < n:
+        match = _SED_ADDRESS.match(script, i)
+        i = match.end() if match else i
+        if i < n and script[i] == ",":
+            match = _SED_ADDRESS.match(script, i + 1)
+            i = match.end() if match else i + 1
+        while i < n and script[i] in " \t!":
+            i += 1
+        if i >= n:
+            break
+        command = script[i]
+        if command in "wWe":
+            return f"sed `{command}` command writes a file or runs a program"
+        if command in "sy" and i + 1 < n:
+            delimiter = script[i + 1]
+            i += 2
+            for _ in range(2):
+                while i < n and script[i] != delimiter:
+                    i += 2 if script[i] == "\\" else 1
+                i += 1
+            flags = re.match(r"[^;}\n]*", script[i:])
+            text = flags.group(0) if flags else ""
+            if command == "s" and re.search(r"[we]", text.split("#")[0]):
+                return "sed s///w or s///e writes a file or runs a program"
+            i += len(text)
+        elif command in "aic":
+            end = script.find("\n", i)
+            i = n if end < 0 else end
+        else:
+            while i < n and script[i] not in ";\n}{":
+                i += 1
+        i += 1
+    return None
+
+
+def check_sed(program: str, view: ArgView) -> Verdict | None:
+    for script in _sed_scripts(view):
+        if script is None:
+            return _unknown("sed script is computed at run time")
+        reason = sed_writes(script)
+        if reason:
+            return _unknown(reason)
+    return None
+
+
+# ---- awk ----------------------------------------------------------------------------------
+
+_AWK_PRINT = re.compile(r"\bprintf?\b([^;{}\n]*)")
+
+
+def check_awk(program: str, view: ArgView) -> Verdict | None:
+    if any(o.startswith(("-f", "--file")) for o in view.options):
+        return None  # denied by the allowlist already
+    if not view.operands:
+        return None
+    text = view.operands[0].value
+    if text is None:
+        return _unknown("awk program is computed at run time")
+    code = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)  # string literals are data
+    if re.search(r"\bsystem\s*\(", code):
+        return _unknown("awk system() runs commands")
+    if re.search(r"\|\s*getline|\bprintf?\b[^;{}\n]*\|(?!\|)", code.replace("||", "")):
+        return _unknown("awk pipes to or from a command")
+    for match in _AWK_PRINT.finditer(code):
+        statement = match.group(1)
+        if ">>" in statement:
+            return _unknown("awk print >> appends to a file")
+        if ">" in statement:
+            return _destructive("awk print > writes over a file")
+    return None
+
+
+# ---- SQL and other database languages ------------------------------------------------------
+
+_SQL_STRINGS = re.compile(r"'(?:''|[^'])*'|\"(?:\"\"|[^\"])*\"|--[^\n]*|/\*.*?\*/", re.S)
+_SQL_DESTRUCTIVE = (
+    (
+        re.compile(r"\bdrop\s+(table|database|schema|index|view|user|role|collection)\b", re.I),
+        "SQL DROP deletes data",
+    ),
+    (re.compile(r"\btruncate\b", re.I), "SQL TRUNCATE deletes every row"),
+    (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "SQL ALTER TABLE … DROP deletes data"),
+)
+_SQL_READERS = re.compile(
+    r"^\s*(select|show|explain|describe|desc|with|values|\\[a-z]+|pragma\s+\w+\s*$|\.(tables|"
+    r"schema|indexes|databases|headers|mode))\b",
+    re.I,
+)
+_NO_WHERE = re.compile(r"^\s*(delete\s+from|update)\b(?![^;]*\bwhere\b)", re.I)
+
+
+def sql_verdict(sql: str) -> Verdict | None:
+    """DROP, TRUNCATE and unrestricted DELETE/UPDATE are destructive; only readers are safe."""
+    code = _SQL_STRINGS.sub("''", sql)
+    reasons = [reason for pattern, reason in _SQL_DESTRUCTIVE if pattern.search(code)]
+    statements = [s for s in re.split(r";", code) if s.strip()]
+    reasons += [
+        f"SQL {s.split()[0].upper()} without WHERE changes every row"
+        for s in statements
+        if _NO_WHERE.search(s)
+    ]
+    if reasons:
+        return Verdict("destructive", tuple(dict.fromkeys(reasons)))
+    if statements and all(_SQL_READERS.search(s) for s in statements):
+        return Verdict("safe")
+    return _unknown("SQL that changes data")
+
+
+_SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "-cmd")
+
+
+def check_sql_client(program: str, view: ArgView) -> Verdict | None:
+    scripts = _values_after(view, _SQL_OPTIONS)
+    scripts += [
+        o.split("=", 1)[1]
+        for o in view.options
+        if o.startswith(("--command=", "--execute=", "--query="))
+    ]
+    if program in ("sqlite3", "duckdb"):
+        scripts += [a.value for a in view.operands[1:]]
+    if not scripts:
+        return _unknown(f"{program} opens a database session")
+    verdicts = [
+        _unknown("SQL computed at run time") if s is None else sql_verdict(s) for s in scripts
+    ]
+    found = [v for v in verdicts if v is not None]
+    if any(v.level == "destructive" for v in found):
+        return Verdict("destructive", tuple(r for v in found for r in v.reasons))
+    if all(v.level == "safe" for v in found):
+        return Verdict("safe")
+    return Verdict("unknown", tuple(r for v in found for r in v.reasons))
+
+
+_REDIS_DESTRUCTIVE = _words(
+    "flushall flushdb del unlink shutdown swapdb rename restore migrate expire pexpire getdel"
+)
+_REDIS_READERS = _words(
+    "get mget keys scan info ping ttl pttl type exists strlen llen "
+    "lrange hget hgetall hkeys hvals hlen smembers scard zrange zcard "
+    "dbsize time echo memory lastsave role xrange xlen"
+)
+
+
+def check_redis(program: str, view: ArgView) -> Verdict | None:
+    if not view.operands:
+        return _unknown("redis-cli opens a session")
+    command = (view.operands[0].value or "").lower()
+    if command in _REDIS_DESTRUCTIVE:
+        return _destructive(f"redis {command.upper()} deletes data")
+    if command in _REDIS_READERS:
+        return Verdict("safe")
+    return _unknown(f"redis {command.upper() or 'command'} may change data")
+
+
+_MONGO_DESTRUCTIVE = re.compile(
+    r"\.(drop|dropDatabase|deleteMany|deleteOne|remove|"
+    r"findOneAndDelete|dropIndexes?)\s*\("
+)
+
+
+def check_mongo(program: str, view: ArgView) -> Verdict | None:
+    scripts = _values_after(view, ("--eval",))
+    if not scripts:
+        return _unknown(f"{program} opens a database session")
+    if any(s is None or _MONGO_DESTRUCTIVE.search(s) for s in scripts):
+        return _destructive("mongo script drops or deletes data")
+    return _unknown("mongo script may change data")
+
+
+# ---- tar and git: modes that decide between reading and writing ---------------------------
+
+_TAR_MODES = "ctxruAd"
+
+
+def tar_mode(view: ArgView) -> tuple[str, str | None, bool]:
+    """tar's mode letter, its archive (`-f`), and whether extraction goes to stdout."""
+    mode, archive = "", None
+    tokens = list(view.words)
+    for index, token in enumerate(tokens):
+        if index == 0 and token and token.isalpha():
+            token = "-" + token  # the old style: `tar cvf out.tar src`
+        if token is None or token.startswith("--") or not token.startswith("-"):
+            if token and token.startswith(("--file=", "--file")):
+                archive = token.split("=", 1)[1] if "=" in token else None
+            if token in ("--list", "--extract", "--get", "--create", "--append"):
+                mode = mode or {"--list": "t", "--create": "c", "--append": "r"}.get(token, "x")
+            continue
+        letters = token[1:]
+        mode = mode or next((c for c in letters if c in _TAR_MODES), "")
+        if "f" in letters:
+            rest = letters[letters.index("f") + 1 :]
+            archive = rest or (tokens[index + 1] if index + 1 < len(tokens) else None)
+    to_stdout = view.has_any(("-O", "--to-stdout"))
+    return mode, archive, to_stdout
+
+
+def check_tar(program: str, view: ArgView) -> Verdict | None:
+    mode, archive, to_stdout = tar_mode(view)
+    if mode == "t" or (mode == "x" and to_stdout) or (mode == "c" and archive == "-"):
+        return Verdict("safe")
+    if mode == "c":
+        return _unknown("tar creates an archive file")
+    return _unknown("tar extracts or changes files")
+
+
+def check_wget(program: str, view: ArgView) -> Verdict | None:
+    targets = _values_after(view, ("-O",))
+    for option in view.options:
+        if option.startswith("--output-document="):
+            targets.append(option.split("=", 1)[1])
+        elif option.startswith("-") and not option.startswith("--") and "O" in option:
+            rest = option[option.index("O") + 1 :]
+            if rest:
+                targets.append(rest)
+    if any(t != "-" for t in targets):
+        return _destructive("wget -O writes the download over a file")
+    if targets:
+        return Verdict("safe")  # -O - prints the download
+    return None
+
+
+def check_git(program: str, view: ArgView) -> Verdict | None:
+    for option in view.leading:
+        if option == "-c" or option.startswith(("--config-env", "--exec-path")):
+            return _unknown("git -c/--config-env can make git run other programs")
+    return None
+
+
+SQL_CLIENTS = ("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "cqlsh")
+
+CONTENT_CHECKS: dict[str, Check] = {
+    "sed": check_sed,
+    **{name: check_awk for name in ("awk", "gawk", "mawk", "nawk")},
+    **{name: check_sql_client for name in SQL_CLIENTS},
+    "redis-cli": check_redis,
+    "mongosh": check_mongo,
+    "mongo": check_mongo,
+    "tar": check_tar,
+    "git": check_git,
+    "wget": check_wget,
+}

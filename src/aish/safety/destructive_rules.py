@@ -1,0 +1,267 @@
+"""The destructive families (SPEC §5): what can delete, overwrite, truncate, kill or
+irreversibly change, each with a short reason. Data only; `rule_types` says how a row matches.
+
+Rows err towards matching: a false alarm costs one confirmation, a miss can cost data.
+"""
+
+from __future__ import annotations
+
+from aish.safety.rule_types import DestructiveRule as R
+
+_RECURSIVE = ("-R", "--recursive")
+_DRY_RUN = ("-n", "--dry-run")
+_PKG_REMOVE = "remove|purge|autoremove|erase|uninstall|rm|del|autopurge"
+
+DESTRUCTIVE_RULES: tuple[R, ...] = (
+    # ---- deleting files
+    R(("rm", "srm", "unlink"), "deletes files"),
+    R(("rmdir",), "deletes directories"),
+    R(("shred",), "overwrites files beyond recovery"),
+    R(("truncate",), "truncates files"),
+    R(("find",), "find -delete deletes what it matches", options=("-delete",)),
+    R(
+        ("find",),
+        "find -fprint/-fls writes its output over a file",
+        options=("-fprint", "-fprint0", "-fprintf", "-fls"),
+    ),
+    R(
+        ("rsync",),
+        "rsync --delete removes files on the receiving side",
+        options=("--delete*", "--remove-source-files"),
+        unless=_DRY_RUN,
+    ),
+    # ---- overwriting files
+    R(("mv",), "mv replaces its target and removes the source name", unless=("-n", "--no-clobber")),
+    R(
+        ("cp",),
+        "cp -f overwrites existing files",
+        options=("-f", "--force", "--remove-destination"),
+    ),
+    R(("cp",), "copying /dev/null truncates the target", operand=r"^/dev/(null|zero)$"),
+    R(("install",), "install overwrites its target", unless=("-d", "--directory")),
+    R(("ln",), "ln -f replaces an existing file", options=("-f", "--force")),
+    R(("dd",), "dd of= writes over a file or device", operand=r"^of="),
+    R(("sed",), "sed -i edits files in place", options=("-i", "--in-place*")),
+    R(("perl",), "perl -i edits files in place", options=("-i",)),
+    R(("yq",), "yq -i edits files in place", options=("-i", "--inplace")),
+    R(
+        ("tee",),
+        "tee writes over its files",
+        operand=r"^(?!/dev/(null|stdout|stderr)$)",
+        unless=("-a", "--append"),
+    ),
+    R(("sort",), "sort -o writes over its output file", options=("-o", "--output")),
+    R(("curl",), "curl -o writes the download over a file", options=("-o", "--output")),
+    R(("unzip",), "unzip -o overwrites files without asking", options=("-o",)),
+    R(
+        ("tar",),
+        "tar --overwrite replaces existing files",
+        options=("--overwrite", "--recursive-unlink"),
+    ),
+    R(("crontab",), "crontab -r removes the crontab", options=("-r",)),
+    R(("crontab",), "crontab FILE replaces the whole crontab", operand=r"."),
+    R(("ssh-keygen",), "ssh-keygen -R removes known_hosts entries", options=("-R",)),
+    # ---- permissions
+    R(("chmod", "chown", "chgrp"), "recursive permission change", options=_RECURSIVE),
+    R(("setfacl",), "recursive or removing ACL change", options=("-R", "--recursive", "-b", "-k")),
+    # ---- disks and filesystems
+    R(("mkfs", "mke2fs", "mkswap", "wipefs", "blkdiscard"), "formats or wipes a device"),
+    R(
+        ("fdisk", "sfdisk", "cfdisk", "parted", "sgdisk", "gdisk"),
+        "edits partition tables",
+        unless=("-l", "--list", "--print"),
+    ),
+    R(
+        ("cryptsetup",),
+        "destroys encrypted volumes",
+        sub=("luksFormat|erase|luksErase|luksKillSlot",),
+    ),
+    R(("lvremove", "vgremove", "pvremove"), "removes LVM volumes"),
+    R(("zfs", "zpool"), "destroys ZFS data", sub=("destroy|rollback",)),
+    # ---- processes and the system
+    R(
+        ("kill", "pkill", "killall", "skill", "xkill"),
+        "kills processes",
+        unless=("-l", "-L", "--list", "--table"),
+    ),
+    R(("fuser",), "fuser -k kills processes", options=("-k", "--kill")),
+    R(
+        ("systemctl",),
+        "stops or disables services",
+        sub=("stop|disable|mask|kill|isolate|poweroff|reboot|halt|emergency|rescue",),
+    ),
+    R(("service",), "stops a service", operand=r"^(stop|restart|force-reload)$"),
+    R(("reboot", "shutdown", "halt", "poweroff"), "shuts the machine down"),
+    R(("init", "telinit"), "changes the runlevel", operand=r"^[0156sS]$"),
+    R(("history",), "history -c/-d erases shell history", options=("-c", "-d")),
+    R(
+        ("dmesg",),
+        "dmesg -c/-C clears the kernel log",
+        options=("-c", "-C", "--clear", "--read-clear"),
+    ),
+    R(("journalctl",), "journalctl vacuum/rotate deletes logs", options=("--vacuum*", "--rotate")),
+    R(("userdel", "groupdel", "deluser", "delgroup"), "deletes users or groups"),
+    R(
+        ("iptables", "ip6tables", "ebtables"),
+        "removes firewall rules",
+        options=("-F", "--flush", "-X", "--delete-chain", "-D", "--delete", "-Z"),
+    ),
+    R(("nft",), "removes firewall rules", sub=("flush|delete|destroy",)),
+    R(("ufw",), "disables or resets the firewall", sub=("disable|reset|delete",)),
+    R(("screen",), "screen -X quit/kill ends sessions", operand=r"^(quit|kill)$"),
+    R(("tmux",), "kills tmux sessions", sub=("kill-*",)),
+    # ---- version control
+    R(
+        ("git",),
+        "git reset --hard/--merge/--keep discards changes",
+        sub=("reset",),
+        options=("--hard", "--merge", "--keep"),
+    ),
+    R(
+        ("git",),
+        "git checkout -- … discards uncommitted changes",
+        sub=("checkout",),
+        options=("--", "-f", "--force", "-p", "--patch", "--ours", "--theirs"),
+    ),
+    R(
+        ("git",),
+        "git checkout of paths discards uncommitted changes",
+        sub=("checkout",),
+        operand=r"^\.$|^:/",
+    ),
+    R(
+        ("git",),
+        "git restore discards uncommitted changes",
+        sub=("restore",),
+        unless=("--staged", "-S"),
+    ),
+    R(
+        ("git",),
+        "git restore --worktree discards uncommitted changes",
+        sub=("restore",),
+        options=("--worktree", "-W"),
+    ),
+    R(
+        ("git",),
+        "git switch --discard-changes discards changes",
+        sub=("switch",),
+        options=("-f", "--force", "--discard-changes"),
+    ),
+    R(
+        ("git",),
+        "git clean deletes untracked files",
+        sub=("clean",),
+        options=("-f", "--force"),
+        unless=_DRY_RUN,
+    ),
+    R(
+        ("git",),
+        "git push --force/--delete/--mirror rewrites or deletes remote refs",
+        sub=("push",),
+        options=(
+            "-f",
+            "--force",
+            "--force-with-lease*",
+            "--force-if-includes",
+            "-d",
+            "--delete",
+            "--mirror",
+            "--prune",
+        ),
+    ),
+    R(
+        ("git",),
+        "git push +ref/:ref forces or deletes a remote ref",
+        sub=("push",),
+        operand=r"^[+:]",
+    ),
+    R(
+        ("git",),
+        "git branch -D/-d/-M deletes or overwrites branches",
+        sub=("branch",),
+        options=("-d", "-D", "--delete", "-M", "-C", "-f", "--force"),
+    ),
+    R(
+        ("git",),
+        "git tag -d deletes tags",
+        sub=("tag",),
+        options=("-d", "--delete", "-f", "--force"),
+    ),
+    R(("git",), "git stash drop/clear deletes stashes", sub=("stash", "drop|clear")),
+    R(("git",), "git rm deletes files", sub=("rm",), unless=("--cached", "-n", "--dry-run")),
+    R(("git",), "rewrites history", sub=("filter-branch|filter-repo|rebase",)),
+    R(("git",), "git reflog expire/delete drops history", sub=("reflog", "expire|delete")),
+    R(("git",), "git gc --prune drops unreachable commits", sub=("gc",), options=("--prune*",)),
+    R(("git",), "git prune drops unreachable objects", sub=("prune",), unless=_DRY_RUN),
+    R(("git",), "git update-ref -d deletes a ref", sub=("update-ref",), options=("-d",)),
+    R(("git",), "git worktree remove deletes a worktree", sub=("worktree", "remove|prune")),
+    # ---- packages
+    R(
+        ("apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "snap", "flatpak", "brew", "port"),
+        "removes packages",
+        sub=(_PKG_REMOVE,),
+    ),
+    R(("apk",), "removes packages", sub=("del",)),
+    R(("pacman", "yay", "paru"), "removes packages", options=("-R", "--remove")),
+    R(("dpkg",), "removes packages", options=("-r", "--remove", "-P", "--purge")),
+    R(("rpm",), "removes packages", options=("-e", "--erase")),
+    R(
+        ("pip", "pip3", "pipx", "uv", "conda", "mamba", "gem", "cargo", "go"),
+        "removes packages",
+        sub=(_PKG_REMOVE,),
+    ),
+    R(("uv",), "removes packages", sub=("pip", "uninstall")),
+    R(("npm", "pnpm", "yarn", "bun"), "removes packages", sub=("uninstall|remove|rm|un|r|unlink",)),
+    # ---- containers, clusters, infrastructure, cloud
+    R(
+        ("docker", "podman", "nerdctl"),
+        "removes or stops containers, images or volumes",
+        sub=("rm|rmi|kill|stop|prune",),
+    ),
+    R(
+        ("docker", "podman", "nerdctl"),
+        "removes containers, images, volumes or networks",
+        sub=("container|image|volume|network|system|builder|buildx", "rm|prune|remove|kill|stop"),
+    ),
+    R(
+        ("docker", "podman"),
+        "takes down or removes compose services",
+        sub=("compose", "down|rm|kill|stop"),
+    ),
+    R(
+        ("docker-compose", "podman-compose"),
+        "takes down or removes services",
+        sub=("down|rm|kill|stop",),
+    ),
+    R(
+        ("kubectl", "oc"),
+        "deletes or evicts cluster resources",
+        sub=("delete|drain|replace|rollout-undo",),
+    ),
+    R(
+        ("kubectl", "oc"),
+        "scales, replaces or patches cluster resources by force",
+        options=("--force", "--grace-period*"),
+    ),
+    R(("helm",), "uninstalls releases", sub=("uninstall|delete|del|un|rollback",)),
+    R(("terraform", "tofu", "pulumi"), "destroys infrastructure", sub=("destroy",)),
+    R(
+        ("terraform", "tofu"),
+        "applies changes without review",
+        sub=("apply",),
+        options=("-auto-approve", "-destroy", "--auto-approve"),
+    ),
+    R(
+        ("aws",),
+        "deletes cloud resources",
+        sub=("*", "rm|rb|delete*|remove*|terminate*|deregister*|purge*|destroy*"),
+    ),
+    R(("aws",), "aws s3 sync --delete removes files", sub=("s3", "sync"), options=("--delete",)),
+    R(
+        ("gcloud", "az", "doctl", "hcloud", "flyctl", "heroku", "vercel"),
+        "deletes cloud resources",
+        operand=r"^(delete|destroy|remove|rm|terminate|purge)$",
+    ),
+    R(("virsh",), "destroys virtual machines", sub=("destroy|undefine|vol-delete|pool-delete",)),
+    R(("vagrant",), "destroys virtual machines", sub=("destroy",)),
+)

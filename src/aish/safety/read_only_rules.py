@@ -1,0 +1,233 @@
+"""The read-only allowlist: what is proven not to change anything, option by option.
+
+A command is `safe` only if an entry here vouches for it (and no destructive rule fires, and
+its redirections and inner commands are safe too). Everything else is at best `unknown`.
+Options that make a reader write (`sort -o`), run programs (`rg --pre`, `git -c`) or change
+state (`date -s`) are denied explicitly.
+"""
+
+from __future__ import annotations
+
+from aish.safety.rule_types import ReadOnly as RO
+
+_UNCONDITIONAL = """
+    cat head tail tac rev wc cut paste join comm nl fold fmt pr column col colrm expand unexpand
+    tr grep egrep fgrep zgrep zegrep zfgrep rgrep ag ack less more most zless zmore zcat bzcat
+    xzcat zstdcat lzcat od hexdump strings file stat du df ls dir vdir tree realpath readlink
+    basename dirname pwd cd pushd popd dirs echo printf true false : test [ seq yes expr
+    sleep wait jobs read id whoami groups who w users last lastlog uptime uname arch nproc
+    lscpu lsblk lsusb lspci lsmod lsof ss netstat free vmstat iostat mpstat pidstat ps pgrep
+    pidof pstree top htop btop printenv locale tty getent which whereis type whatis apropos man
+    info help tldr locate md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
+    cmp diff diff3 jq shellcheck cal ncal factor numfmt ping dig nslookup host traceroute
+    tracepath mtr findmnt blkid lsattr getfacl namei timedatectl hostnamectl loginctl
+    dpkg-query apt-cache apt-file ldd nm objdump readelf size uuidgen base32 basenc
+    stty clear reset tput bc dc bat batcat fd fdfind let declare compgen base64 nproc
+"""
+
+_GIT_DENY = (
+    "--config-env*",
+    "--paginate",
+    "--exec-path*",
+    "--output*",
+    "--ext-diff",
+    "--upload-pack*",
+)
+_GIT_READERS = (
+    "status|log|diff|show|ls-files|ls-tree|grep|whatchanged|blame|annotate|shortlog|describe|"
+    "rev-parse|rev-list|cat-file|count-objects|cherry|name-rev|ls-remote|show-ref|show-branch|"
+    "for-each-ref|merge-base|diff-tree|diff-files|diff-index|verify-commit|check-ignore|version|help"
+)
+_BRANCH_WRITES = (
+    "-d",
+    "-D",
+    "--delete",
+    "-m",
+    "-M",
+    "--move",
+    "-c",
+    "-C",
+    "--copy",
+    "-f",
+    "--force",
+    "-u",
+    "--set-upstream-to*",
+    "--unset-upstream",
+    "--edit-description",
+    "-t",
+    "--track*",
+    "--no-track",
+)
+_DECOMPRESSORS = (
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "lzma",
+)
+_TO_STDOUT = ("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test")
+
+READ_ONLY_RULES: tuple[RO, ...] = (
+    RO(tuple(_UNCONDITIONAL.split())),
+    # ---- readers with a writing or program-running option
+    RO(("sort",), deny=("-o", "--output", "--compress-program*")),
+    RO(("uniq",), max_operands=1),
+    RO(("xxd",), max_operands=1),
+    RO(("tee",), max_operands=0),
+    RO(("iconv",), deny=("-o", "--output")),
+    RO(("rg",), deny=("--pre*", "--hostname-bin*", "-z", "--search-zip")),
+    RO(
+        ("find",),
+        deny=(
+            "-delete",
+            "-exec",
+            "-execdir",
+            "-ok",
+            "-okdir",
+            "-fprint",
+            "-fprint0",
+            "-fprintf",
+            "-fls",
+        ),
+    ),
+    RO(("sed",), deny=("-i", "--in-place*", "-f", "--file*")),
+    RO(
+        ("awk", "gawk", "mawk", "nawk"), deny=("-f", "--file*", "-i", "--include*", "-l", "--load*")
+    ),
+    RO(("date",), deny=("-s", "--set*")),
+    RO(("hostname",), max_operands=0, deny=("-F", "--file*", "-b", "--boot")),
+    RO(("dmesg",), deny=("-c", "-C", "--clear", "--read-clear", "-D", "-E", "-n", "--console*")),
+    RO(
+        ("journalctl",),
+        deny=(
+            "--vacuum*",
+            "--rotate",
+            "--flush",
+            "--relinquish-var",
+            "--sync",
+            "--setup-keys",
+            "--update-catalog",
+        ),
+    ),
+    RO(("history",), deny=("-c", "-d", "-w", "-a", "-r", "-n", "-s", "-p"), max_operands=1),
+    RO(("crontab",), require=("-l",)),
+    RO(("mount",), max_operands=0, deny=("-a", "--all", "-o", "--options*", "--bind", "--move")),
+    RO(
+        ("alias", "set", "shopt", "export", "umask", "ulimit", "trap"),
+        max_operands=0,
+        deny=("-o", "-s", "-u", "-e", "-x", "-a", "-f", "-n", "-S", "-H"),
+    ),
+    RO(("env",), max_operands=0, deny=("-i", "-u", "-S", "-C", "--chdir*", "--unset*")),
+    RO(("command",), require=("-v", "-V")),
+    RO(("fdisk", "sfdisk", "parted"), require=("-l", "--list")),
+    RO(
+        ("ip",),
+        sub=("*", "show|list|ls|get"),
+    ),
+    RO(("ip",), max_operands=1),
+    RO(("ifconfig", "iwconfig"), max_operands=1, deny=("-a",)),
+    RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules")),
+    RO(("sudo",), require=("-l", "--list", "-V", "--version")),
+    # ---- compressors only when they write to stdout, list or test
+    RO(_DECOMPRESSORS, require=_TO_STDOUT),
+    RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z")),
+    RO(("zipinfo", "7z"), sub=("l|t",)),
+    # ---- network readers: a plain GET prints to stdout
+    RO(
+        ("curl",),
+        deny=(
+            "-o",
+            "--output*",
+            "-O",
+            "--remote-name*",
+            "-d",
+            "--data*",
+            "-X",
+            "--request*",
+            "-T",
+            "--upload-file*",
+            "-F",
+            "--form*",
+            "-K",
+            "--config*",
+            "--json*",
+            "-c",
+            "--cookie-jar*",
+            "-D",
+            "--dump-header*",
+        ),
+    ),
+    RO(("wget",), require=("--spider",)),
+    # ---- git: only readers, without config overrides or external programs
+    RO(("git",), sub=(_GIT_READERS,), deny=_GIT_DENY),
+    RO(("git",), sub=("branch",), deny=_GIT_DENY + _BRANCH_WRITES, max_operands=0),
+    RO(("git",), sub=("tag",), require=("-l", "--list"), deny=_GIT_DENY),
+    RO(("git",), sub=("remote",), deny=_GIT_DENY, max_operands=0),
+    RO(("git",), sub=("remote", "show|get-url"), deny=_GIT_DENY),
+    RO(("git",), sub=("stash", "list|show"), deny=_GIT_DENY),
+    RO(("git",), sub=("reflog",), deny=_GIT_DENY, max_operands=0),
+    RO(("git",), sub=("reflog", "show"), deny=_GIT_DENY),
+    RO(("git",), sub=("config",), require=("-l", "--list", "--get*"), deny=_GIT_DENY),
+    RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
+    RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
+    RO(("rsync",), require=("-n", "--dry-run")),
+    # ---- services, containers, clusters: status and listings
+    RO(("systemctl",), max_operands=0),
+    RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),
+    RO(("service",), sub=("*", "status")),
+    RO(
+        ("docker", "podman", "nerdctl"),
+        sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",),
+    ),
+    RO(("docker", "podman"), sub=("system", "df|info|events")),
+    RO(("docker", "podman"), sub=("stats",), require=("--no-stream",)),
+    RO(("docker", "podman"), sub=("container|image|volume|network|context", "ls|list|inspect")),
+    RO(("docker", "podman"), sub=("compose", "ps|logs|config|ls|images|top|version")),
+    RO(
+        ("kubectl", "oc"),
+        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
+    ),
+    RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context")),
+    RO(("kubectl", "oc"), sub=("auth", "can-i|whoami")),
+    RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",)),
+    RO(
+        ("terraform", "tofu"),
+        sub=("show|validate|output|version|providers|fmt",),
+        deny=("-write", "-w"),
+    ),
+    RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),
+    RO(("terraform", "tofu"), sub=("state", "list|show")),
+    # ---- package managers: queries
+    RO(
+        ("dpkg",),
+        require=(
+            "-l",
+            "--list",
+            "-L",
+            "--listfiles",
+            "-S",
+            "--search",
+            "-s",
+            "--status",
+            "-p",
+            "--print-avail",
+            "--get-selections",
+        ),
+    ),
+    RO(("rpm",), require=("-q", "--query")),
+    RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",)),
+    RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",)),
+    RO(
+        ("npm", "pnpm", "yarn"),
+        sub=("ls|list|view|info|outdated|audit|why|explain|config-get",),
+        deny=("--fix",),
+    ),
+    RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
+    # ---- shells that only check syntax
+    RO(("bash", "sh", "zsh", "dash", "ksh"), require=("-n",)),
+)

@@ -1,0 +1,114 @@
+"""The shapes of the rule tables: a destructive rule, a read-only entry, and how they match.
+
+A rule names programs, optionally the leading operands that pick a subcommand (`git stash
+drop`; each position may list alternatives `drop|clear` or end in a glob `delete-*`), and
+options in manual spelling (see `options`). Tables of these are data: adding a rule never
+needs new code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from aish.safety.options import ArgView
+
+
+@dataclass(frozen=True)
+class DestructiveRule:
+    """Destructive when the program (and subcommand) match, and — when given — any of
+    `options` is present or any operand after the subcommand matches `operand`; never when
+    one of `unless` is present (a dry run)."""
+
+    programs: tuple[str, ...]
+    reason: str
+    sub: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    operand: str | None = None
+    unless: tuple[str, ...] = ()
+
+    def matches(self, program: str, view: ArgView) -> bool:
+        if program not in self.programs or not sub_matches(self.sub, view):
+            return False
+        if view.has_any(self.unless):
+            return False
+        if not self.options and self.operand is None:
+            return True
+        if self.options and view.has_any(self.options):
+            return True
+        if self.operand is None:
+            return False
+        pattern = _regex(self.operand)
+        rest = view.operands[len(self.sub) :]
+        return any(a.value is not None and pattern.search(a.value) for a in rest)
+
+    def describe(self) -> str:
+        return _describe(self.programs, self.sub, self.options, self.operand, self.reason)
+
+
+@dataclass(frozen=True)
+class ReadOnly:
+    """Read-only when the program (and subcommand) match, none of `deny` is present, one of
+    `require` is (when given), and at most `max_operands` operands follow the subcommand."""
+
+    programs: tuple[str, ...]
+    sub: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    require: tuple[str, ...] = ()
+    max_operands: int | None = None
+
+    def applies(self, program: str, view: ArgView) -> bool:
+        return program in self.programs and sub_matches(self.sub, view)
+
+    def objection(self, view: ArgView) -> str | None:
+        """Why this entry does not prove the command read-only, or None when it does."""
+        hit = next((spec for spec in self.deny if view.has(spec)), None)
+        if hit is not None:
+            return f"{hit} can write or run programs"
+        if self.require and not view.has_any(self.require):
+            return f"read-only only with {' or '.join(self.require)}"
+        # A `<(…)` or /dev/null operand is no file of the user's.
+        extra = sum(1 for a in view.operands if not a.substitution and a.value not in _DEVICES)
+        extra -= len(self.sub)
+        if self.max_operands is not None and extra > self.max_operands:
+            return (
+                "read-only only without operands" if not self.max_operands else "too many operands"
+            )
+        return None
+
+
+def sub_matches(sub: tuple[str, ...], view: ArgView) -> bool:
+    if len(view.operands) < len(sub):
+        return False
+    for pattern, arg in zip(sub, view.operands, strict=False):
+        if arg.value is None or not any(fnmatchcase(arg.value, p) for p in pattern.split("|")):
+            return False
+    return True
+
+
+_DEVICES = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr"))
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    compiled = _COMPILED.get(pattern)
+    if compiled is None:
+        compiled = _COMPILED[pattern] = re.compile(pattern)
+    return compiled
+
+
+def _describe(
+    programs: tuple[str, ...],
+    sub: tuple[str, ...],
+    options: tuple[str, ...],
+    operand: str | None,
+    reason: str,
+) -> str:
+    head = "/".join(programs[:4]) + ("/…" if len(programs) > 4 else "")
+    parts = [head, *sub]
+    if options:
+        parts.append("[" + " | ".join(options) + "]")
+    if operand:
+        parts.append(f"operand ~ /{operand}/")
+    return f"{' '.join(parts)}: {reason}"

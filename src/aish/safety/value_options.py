@@ -1,0 +1,49 @@
+"""Options that take the next word as their value, per program.
+
+Needed to find a program's operands (its subcommand, its files): in `git -C repo status` the
+subcommand is `status`, not `repo`; in `crontab -u apache -l` there is no crontab file. Only
+options whose value is a separate word matter here (`--opt=value` and `-ovalue` are one word).
+"""
+
+from __future__ import annotations
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "git": _set("-C -c --git-dir --work-tree --namespace --config-env --super-prefix"),
+    "docker": _set("-H --host --context -c --config -l --log-level"),
+    "podman": _set("--connection -c --url --identity --log-level"),
+    "kubectl": _set(
+        "-n --namespace --context --cluster --kubeconfig --user -s --server -l --selector "
+        "-o --output -c --container --field-selector --as"
+    ),
+    "helm": _set("-n --namespace --kube-context --kubeconfig -o --output"),
+    "systemctl": _set("-H --host -M --machine -p --property -t --type --state -n --lines -o"),
+    "journalctl": _set("-u --unit -n --lines -p --priority -o --output -b --boot -S -U -t"),
+    "crontab": _set("-u"),
+    "screen": _set("-S -p -c -t -T -h -e -X"),
+    "tmux": _set("-L -S -f -c -t -s -n"),
+    "aws": _set("--profile --region --output --endpoint-url --query --color --cli-read-timeout"),
+    "gcloud": _set("--project --account --configuration --format --zone --region"),
+    "az": _set("--subscription -g --resource-group -o --output --query"),
+    "psql": _set("-d --dbname -h --host -p --port -U --username -f --file -o --output -v"),
+    "mysql": _set("-u --user -h --host -P --port -D --database -p"),
+    "redis-cli": _set("-h -p -a -n -u --user --pass"),
+    "terraform": _set("-chdir"),
+    "ssh-keygen": _set("-f -t -b -C -N -P -F -R -E -O -Z -I -n -V -z -m"),
+    "sed": _set("-e --expression -f --file -l --line-length"),
+    "awk": _set("-F -v -f"),
+    "grep": _set("-e -f -m -A -B -C --regexp --file --max-count"),
+    "ps": _set("-o -p -u -U -g -G -C -t --sort"),
+    "sort": _set("-k -t -S -T --key --field-separator --buffer-size"),
+    "tar": _set("-C --directory -f --file -T -X --exclude"),
+    "curl": _set("-H --header -u --user -A --user-agent -e --referer -x --proxy -m"),
+    "date": _set("-d --date -r --reference -I"),
+    "find": _set(""),
+    "ip": _set("-n -netns -f -family"),
+    "npm": _set("--prefix -w --workspace"),
+    "pip": _set("-r --requirement -c --constraint -i --index-url"),
+}

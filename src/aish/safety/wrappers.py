@@ -1,0 +1,180 @@
+"""Programs that run another command: what they run, so the classifier can judge that instead.
+
+`sudo -u postgres psql …` runs `psql …`; `timeout 30 rm -r x` runs `rm -r x`; `watch -n 5 rm
+-f x` and `ssh host 'rm x'` hand their words to a shell, so the joined words are code to parse
+again. `unwrap` answers with the inner command's words, with code to re-parse, or with a
+verdict when nothing else runs (`env` alone prints the environment).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aish.safety.command_walk import DYNAMIC_VALUE, Arg
+from aish.safety.verdict import Level
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """How a wrapper's own words end and its command begins.
+
+    Options come first (`value_options` take the next word); then `skip_operands` words of its
+    own (a duration, a host, a directory); then, with `assignments`, `NAME=value` words; the
+    rest is the command. `joins`: the command words are joined by spaces and run by a shell.
+    `alone`: the verdict when no command follows.
+    """
+
+    value_options: frozenset[str] = frozenset()
+    skip_operands: int = 0
+    assignments: bool = False
+    joins: bool = False
+    alone: Level = "safe"
+    alone_reason: str = ""
+
+
+def _opts(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": Wrapper(
+        _opts(
+            "-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
+            "-t --type -U --other-user -T --command-timeout -R --chroot"
+        ),
+        assignments=True,
+        alone="unknown",
+        alone_reason="sudo without a command opens a root shell",
+    ),
+    "doas": Wrapper(_opts("-u -C"), alone="unknown", alone_reason="doas opens a root shell"),
+    "env": Wrapper(_opts("-u --unset -C --chdir -S --split-string"), assignments=True),
+    "nice": Wrapper(_opts("-n --adjustment")),
+    "ionice": Wrapper(_opts("-c --class -n --classdata -t")),
+    "nohup": Wrapper(),
+    "time": Wrapper(_opts("-f --format -o --output")),
+    "timeout": Wrapper(_opts("-s --signal -k --kill-after"), skip_operands=1),
+    "stdbuf": Wrapper(_opts("-i -o -e --input --output --error")),
+    "command": Wrapper(),
+    "builtin": Wrapper(),
+    "exec": Wrapper(_opts("-a")),
+    "setsid": Wrapper(),
+    "coproc": Wrapper(),
+    "unbuffer": Wrapper(),
+    "chronic": Wrapper(),
+    "caffeinate": Wrapper(_opts("-t -w")),
+    "chroot": Wrapper(
+        _opts("--userspec --groups"),
+        skip_operands=1,
+        alone="unknown",
+        alone_reason="chroot opens a shell",
+    ),
+    "flock": Wrapper(_opts("-w --timeout -E --conflict-exit-code"), skip_operands=1),
+    "xargs": Wrapper(
+        _opts(
+            "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s "
+            "--max-chars --process-slot-var"
+        ),
+    ),
+    "watch": Wrapper(_opts("-n --interval -q --equexit"), joins=True),
+    "ssh": Wrapper(
+        _opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w"),
+        skip_operands=1,
+        joins=True,
+        alone="unknown",
+        alone_reason="ssh opens a remote shell",
+    ),
+    "parallel": Wrapper(
+        _opts(
+            "-j -P --jobs -S --sshlogin -a --arg-file --joblog --results --tmpdir -N -n -L "
+            "--delay --timeout --colsep -d --delimiter -I --workdir --wd"
+        ),
+        joins=True,
+    ),
+}
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+# Options of a wrapper that mean "nothing runs" (a lookup or a listing).
+_LOOKUPS: dict[str, frozenset[str]] = {
+    "command": _opts("-v -V"),
+    "sudo": _opts("-l --list -v --validate -k --reset-timestamp -K --remove-timestamp -V"),
+}
+
+
+@dataclass(frozen=True)
+class Unwrapped:
+    """What a wrapper runs: `args` (the inner command's words) or `code` (to parse again), or
+    neither, when `alone` is the whole verdict. `assigned` are variables set for the command."""
+
+    args: tuple[Arg, ...] = ()
+    code: str | None = None
+    alone: Level | None = None
+    alone_reason: str = ""
+    assigned: tuple[str, ...] = ()
+
+
+def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
+    wrapper = WRAPPERS[program]
+    i = 0
+    split_string: str | None = None
+    lookups = _LOOKUPS.get(program, frozenset())
+    while i < len(args):
+        value = args[i].value
+        if value is None or not value.startswith("-") or value == "-":
+            break
+        if program in ("ssh", "parallel") and value in (":::", "::::"):
+            break
+        i += 1
+        if value == "--":
+            break
+        if value in lookups:
+            return Unwrapped(alone="safe")
+        if program == "env" and (value in ("-S", "--split-string") or value.startswith("-S")):
+            split_string = _env_split(value, args, i)
+            i += 1 if value in ("-S", "--split-string") else 0
+            break
+        if value in wrapper.value_options:
+            i += 1
+    i += wrapper.skip_operands
+    assigned: list[str] = []
+    while wrapper.assignments and i < len(args) and _ASSIGNMENT.match(args[i].value or ""):
+        assigned.append((args[i].value or "").split("=", 1)[0])
+        i += 1
+    rest = tuple(args[i:])
+    if program == "parallel":
+        rest = _before_argument_lists(rest)
+    if split_string is not None:
+        return Unwrapped(code=" ".join([split_string, *_quoted(rest)]), assigned=tuple(assigned))
+    if not rest:
+        return Unwrapped(
+            alone=wrapper.alone, alone_reason=wrapper.alone_reason, assigned=tuple(assigned)
+        )
+    if wrapper.joins and not (program == "watch" and _watch_exec(args)):
+        return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned))
+    return Unwrapped(args=rest, assigned=tuple(assigned))
+
+
+def _env_split(option: str, args: Sequence[Arg], after: int) -> str:
+    if option.startswith("--split-string="):
+        return option.split("=", 1)[1]
+    if option.startswith("-S") and len(option) > 2:
+        return option[2:]
+    return args[after].code if after < len(args) else ""
+
+
+def _quoted(args: Sequence[Arg]) -> list[str]:
+    return [shlex.quote(a.value) if a.value is not None else DYNAMIC_VALUE for a in args]
+
+
+def _before_argument_lists(args: tuple[Arg, ...]) -> tuple[Arg, ...]:
+    for index, arg in enumerate(args):
+        if arg.value in (":::", "::::", ":::+", "::::+"):
+            return args[:index]
+    return args
+
+
+def _watch_exec(args: Sequence[Arg]) -> bool:
+    return any(a.value in ("-x", "--exec") for a in args)
