@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aish {__version__}")
     common = argparse.ArgumentParser(add_help=False)
-    _add_common_options(common)
+    # A subcommand's own default would overwrite `aish --config X ask`'s X: leave it unset.
+    _add_common_options(common, default=argparse.SUPPRESS)
     _add_common_options(parser)
     parser.add_argument(
         "--resume",
@@ -102,11 +103,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_common_options(parser: argparse.ArgumentParser) -> None:
+def _add_common_options(parser: argparse.ArgumentParser, default: object = None) -> None:
+    _add_config_option(parser, default)
     parser.add_argument(
-        "--config", metavar="PATH", help="config file to use instead of the XDG one"
+        "--model", "-m", metavar="PRESET", default=default, help="model preset to use"
     )
-    parser.add_argument("--model", "-m", metavar="PRESET", help="model preset to use")
+
+
+def _add_config_option(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=default,
+        help="config file to use instead of the XDG one",
+    )
 
 
 def _load(args: argparse.Namespace, *, autodetect: bool = True) -> LoadedConfig:
