@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from aish import __version__
@@ -100,7 +100,25 @@ def _parser() -> argparse.ArgumentParser:
         "Nothing is run.",
     )
     route.add_argument("text", nargs="*", help="the line to route (default: read stdin)")
+    _add_safety(subs)
     return parser
+
+
+def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    safety = subs.add_parser(
+        "safety", help="judge commands with the safety rules", description="The safety gate."
+    )
+    verbs = safety.add_subparsers(dest="safety_command", metavar="COMMAND", required=True)
+    check = verbs.add_parser(
+        "check",
+        help="print the verdict on commands without running them",
+        description="Print one JSON line {command, level, reasons} for the command given, or "
+        "for each line of stdin when there is none (or it is `-`). Quote the command as one "
+        "argument to keep its quoting. Nothing is run.",
+    )
+    _add_config_option(check, argparse.SUPPRESS)
+    # REMAINDER: `aish safety check rm -rf /` must not read `-rf` as an option of aish's.
+    check.add_argument("command_words", nargs=argparse.REMAINDER, metavar="COMMAND")
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -177,6 +195,42 @@ def _run_route(args: argparse.Namespace) -> int:
     from aish.agent.route_command import run_route_command
 
     return run_route_command(list(args.text), sys.stdin, sys.stdout)
+
+
+def _run_safety(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from aish.safety.classifier import classify
+    from aish.safety.user_rules import UserRules
+
+    # argv arrives with undecodable bytes as surrogates, which JSON output cannot carry.
+    words = [os.fsencode(w).decode("utf-8", "replace") for w in args.command_words]
+    if words[:1] == ["--"]:
+        words = words[1:]
+    from_stdin = not words or words == ["-"]
+    if from_stdin and sys.stdin.isatty():
+        print(
+            'aish: nothing to check: aish safety check "<command>", or commands on stdin',
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    safety = _load(args, autodetect=False).config.safety
+    rules = UserRules(destructive=tuple(safety.destructive), allow=tuple(safety.allow))
+    lines = _stdin_lines() if from_stdin else [" ".join(words)]
+    for line in lines:
+        if not line.strip():
+            continue
+        verdict = classify(line, rules)
+        record = {"command": line, "level": verdict.level, "reasons": list(verdict.reasons)}
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    return EXIT_OK
+
+
+def _stdin_lines() -> Iterator[str]:
+    """Standard input line by line as it arrives; bytes that are not UTF-8 become U+FFFD."""
+    for raw in sys.stdin.buffer:
+        yield raw.decode("utf-8", "replace").rstrip("\r\n")
 
 
 def _run_ask(args: argparse.Namespace) -> int:
@@ -321,4 +375,5 @@ _COMMANDS = {
     "init": _run_init,
     "doctor": _run_doctor,
     "route": _run_route,
+    "safety": _run_safety,
 }
