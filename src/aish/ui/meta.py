@@ -9,9 +9,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aish.conversation.context import Conversation
+from aish.ui.visible_text import visible
+
+if TYPE_CHECKING:
+    from aish.safety.user_rules import UserRules
 
 
 class ReplContext(Protocol):
@@ -43,6 +47,16 @@ class ReplContext(Protocol):
     def say(self, text: str) -> None: ...
 
     def quit(self) -> None: ...
+
+
+@runtime_checkable
+class KnowsSafetyRules(Protocol):
+    """A REPL that can give the user's own safety rules (config `safety.destructive`/`allow`).
+
+    Optional: without it `:safety` judges with the built-in rules alone.
+    """
+
+    def safety_rules(self) -> UserRules: ...
 
 
 Handler = Callable[[ReplContext, str], Awaitable[None]]
@@ -126,6 +140,26 @@ async def _route(repl: ReplContext, args: str) -> None:
     repl.say(repl.explain_route(text.strip()))
 
 
+_SAFETY_USAGE = "usage: :safety check <command>  or  :safety rules"
+
+
+async def _safety(repl: ReplContext, args: str) -> None:
+    # Imported here: the classifier's tables are not needed before the first `:safety`.
+    from aish.safety.classifier import classify, describe_rules
+
+    verb, _, text = args.strip().partition(" ")
+    rules = repl.safety_rules() if isinstance(repl, KnowsSafetyRules) else None
+    if verb == "check" and text.strip():
+        verdict = classify(text.strip(), rules)
+        lines = [f"{verdict.level} (nothing was run)"]
+        lines += [f"  - {visible(reason)}" for reason in verdict.reasons]
+        repl.say("\n".join(lines))
+    elif verb == "rules" and not text.strip():
+        repl.say("\n".join(visible(line) for line in describe_rules(rules)) or "no rules")
+    else:
+        repl.say(_SAFETY_USAGE)
+
+
 COMMANDS: dict[str, MetaCommand] = {
     c.name: c
     for c in (
@@ -142,6 +176,12 @@ COMMANDS: dict[str, MetaCommand] = {
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
         MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
+        MetaCommand(
+            "safety",
+            "safety check|rules",
+            "judge a command without running it, or list the rules",
+            _safety,
+        ),
     )
 }
 
