@@ -50,12 +50,16 @@ class Retrying:
 
 @dataclass(frozen=True)
 class UsageRecorded:
+    """Tokens (and cost, when known) of one model call. `category` says what the call was for
+    (`chat`, `safety` for the second opinion, …) so the usage ledger can total each."""
+
     preset: str
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
     cost_usd: float | None
     estimated: bool
+    category: str = "chat"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,223 @@
+"""The LLM second opinion on commands the classifier calls `unknown` (SPEC §5).
+
+One short call per command to the `safety.llm_model` preset (the active model when that preset
+does not exist), with a fixed YES/NO prompt. The model can only raise a verdict: YES, a failure,
+a timeout or an answer that is neither YES nor NO all mean destructive; a clean NO leaves the
+command `unknown` (with the NO on record). It is never asked about `safe` or `destructive`
+commands. Answers are cached per normalised command for as long as the object lives — one per
+REPL session. The call is its own two-message conversation: the chat's history is never touched.
+
+The gate decides when to ask; this module only asks and reads the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from aish.agent.events import AgentEvent, UsageRecorded
+from aish.llm.types import Message, ModelTarget, Reply
+from aish.safety.verdict import Verdict
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aish.config.schema import AishConfig
+
+__all__ = ["DEFAULT_TIMEOUT_S", "SYSTEM_PROMPT", "Opinion", "SecondOpinion", "TargetResolver"]
+
+SYSTEM_PROMPT = (
+    "Detect destructive shell commands. Reply YES if running this would delete, overwrite, or "
+    "irreversibly modify data, processes, or system state. Otherwise reply NO. Respond with only "
+    "YES or NO."
+)
+
+# A second opinion that keeps Norris waiting is worse than none: past this, the command counts as
+# destructive and the user decides.
+DEFAULT_TIMEOUT_S = 5.0
+
+TargetResolver = Callable[[str], ModelTarget | None]
+"""A preset name → its target; None when no such preset exists, `ConfigError` when it is
+unusable (a missing key variable)."""
+
+OpinionAnswer = Literal["no", "yes", "unparsable", "failed", "disabled"]
+
+_log = logging.getLogger("aish.second_opinion")
+
+# Reasoning models may put their thinking inline before the answer.
+_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# Decoration small models add around a one-word answer: `**YES**`, `"No."`, `` `NO` ``.
+_DECORATION = " \t\r\n*_`'\".!。"
+
+
+@dataclass(frozen=True)
+class Opinion:
+    """What the model said about one command, and the reason line that records it."""
+
+    answer: OpinionAnswer
+    reason: str
+
+    @property
+    def cleared(self) -> bool:
+        """A clean NO: the only answer that lets an `unknown` command run unattended."""
+        return self.answer == "no"
+
+    def applied_to(self, verdict: Verdict) -> Verdict:
+        """The verdict after this opinion: raised to destructive unless the answer was NO.
+
+        Never lowers: a destructive verdict stays destructive whatever the answer.
+        """
+        if verdict.level == "destructive":
+            return verdict
+        if self.cleared or self.answer == "disabled":
+            return Verdict(verdict.level, (*verdict.reasons, self.reason))
+        return Verdict("destructive", (*verdict.reasons, self.reason))
+
+
+class SecondOpinion:
+    """Asks the safety model about `unknown` commands; one per session, holding its cache."""
+
+    def __init__(
+        self,
+        resolve: TargetResolver,
+        *,
+        enabled: bool = True,
+        preset: str = "fast",
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self._resolve = resolve
+        self.enabled = enabled
+        self.preset = preset
+        self.timeout_s = timeout_s
+        self._client = client
+        self._cache: dict[str, Opinion] = {}
+
+    @classmethod
+    def from_config(
+        cls, config: AishConfig, env: Mapping[str, str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> SecondOpinion:
+        """Built from `[safety]`: `llm_second_opinion`, `llm_model`."""
+
+        def resolve(name: str) -> ModelTarget | None:
+            if name not in config.models:
+                return None
+            from aish.config.targets import resolve_target
+
+            return resolve_target(config, name, env)
+
+        safety = config.safety
+        return cls(
+            resolve,
+            enabled=safety.llm_second_opinion,
+            preset=safety.llm_model,
+            timeout_s=timeout_s,
+        )
+
+    async def judge(
+        self,
+        command: str,
+        verdict: Verdict,
+        *,
+        fallback: ModelTarget,
+        on_event: Callable[[AgentEvent], None] | None = None,
+    ) -> Opinion | None:
+        """The opinion on `command` if its verdict is `unknown`; None otherwise (not asked).
+
+        `fallback` is the active model, used when the configured preset does not exist.
+        `on_event` receives the call's `UsageRecorded` (category `safety`). Never raises.
+        """
+        if verdict.level != "unknown":
+            return None
+        if not self.enabled:
+            return Opinion("disabled", "no second opinion (safety.llm_second_opinion = false)")
+        from aish.safety.classifier import normalise
+
+        key = normalise(command)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        opinion = await self._ask(command, fallback, on_event)
+        if opinion.answer != "failed":
+            # A failure says nothing about the command (the server may be back in a moment),
+            # so only answers are remembered.
+            self._cache[key] = opinion
+        return opinion
+
+    async def _ask(
+        self,
+        command: str,
+        fallback: ModelTarget,
+        on_event: Callable[[AgentEvent], None] | None,
+    ) -> Opinion:
+        from aish.llm.errors import LLMError
+
+        try:
+            target, note = self._target(fallback)
+        except LLMError as error:
+            return Opinion("failed", f"second opinion failed: {error}")
+        try:
+            reply = await asyncio.wait_for(self._call(target, command), self.timeout_s)
+        except TimeoutError:
+            return Opinion(
+                "failed",
+                f"second opinion failed: no answer from {target.name} within "
+                f"{self.timeout_s:g}s{note}",
+            )
+        except LLMError as error:
+            return Opinion("failed", f"second opinion failed: {error}{note}")
+        except Exception as error:  # any failure must count as YES, never crash the gate
+            _log.exception("second opinion on %r failed", command)
+            return Opinion("failed", f"second opinion failed: {error!r}{note}")
+        if reply.usage is not None and on_event is not None:
+            usage = reply.usage
+            on_event(
+                UsageRecorded(
+                    target.name,
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cached_tokens,
+                    usage.provider_cost_usd,
+                    usage.estimated,
+                    category="safety",
+                )
+            )
+        return _read_answer(reply.text, note)
+
+    def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str]:
+        target = self._resolve(self.preset)
+        note = ""
+        if target is None:
+            target, note = fallback, f" (asked {fallback.name}: no preset '{self.preset}')"
+        # One attempt, bounded by the opinion's own timeout: a retry with backoff would only
+        # delay the same conclusion (a failure counts as YES).
+        timeout = min(target.idle_timeout_s, self.timeout_s)
+        shorter = dataclasses.replace(
+            target,
+            max_retries=0,
+            idle_timeout_s=timeout,
+            connect_timeout_s=min(target.connect_timeout_s, timeout),
+        )
+        return shorter, note
+
+    async def _call(self, target: ModelTarget, command: str) -> Reply:
+        from aish.llm.broker import chat
+
+        messages = [Message("system", SYSTEM_PROMPT), Message("user", command)]
+        return await chat(target, messages, client=self._client)
+
+
+def _read_answer(text: str, note: str) -> Opinion:
+    answer = _THINKING.sub("", text).strip(_DECORATION).upper()
+    if answer == "YES":
+        return Opinion("yes", f"second opinion: YES{note}")
+    if answer == "NO":
+        return Opinion("no", f"second opinion: NO{note}")
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 40 else shown[:39] + "…"
+    return Opinion("unparsable", f"second opinion failed: unparsable answer {shown!r}{note}")
