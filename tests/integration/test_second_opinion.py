@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from aish.agent.events import AgentEvent, UsageRecorded
+from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
 from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
 from aish.llm.types import ModelTarget
@@ -198,3 +199,47 @@ async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
     said = await judge(SecondOpinion.from_config(broken, {}), "make", server.url)
     assert said is not None and said.answer == "failed" and "K is not set" in said.reason
     assert server.requests == []
+
+
+# ---- through the gate, in Norris mode --------------------------------------------------
+
+
+class Halts:
+    def __init__(self) -> None:
+        self.halted: list[tuple[str, Verdict]] = []
+
+    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
+        self.halted.append((action, verdict))
+        return "skip"
+
+
+@needs_classifier
+@pytest.mark.parametrize(
+    ("command", "answer", "asked", "runs"),
+    [
+        ("ls -la", "NO", False, True),
+        ("rm -rf build", "NO", False, False),
+        ("make", "NO", True, True),
+        ("make", "YES", True, False),
+        ("make", "Sure, go ahead", True, False),
+    ],
+)
+async def test_norris_through_the_gate(
+    serve: ServeFn, command: str, answer: str, asked: bool, runs: bool
+) -> None:
+    server = serve(answering({"text": answer}))
+    opinion = SecondOpinion.from_config(config(server.url), {})
+    halts = Halts()
+
+    async def ask(text: str, verdict: Verdict) -> Opinion | None:
+        return await opinion.judge(text, verdict, fallback=active(server.url))
+
+    authorization = await authorize(
+        ProposedCommand(command), Policy("norris"), judge=ask, halt=halts
+    )
+    assert len(server.requests) == (1 if asked else 0)
+    assert authorization.run is runs
+    assert bool(halts.halted) is not runs
+    if asked and not runs:
+        assert authorization.verdict.level == "destructive"
+        assert authorization.verdict.reasons[-1].startswith("second opinion")

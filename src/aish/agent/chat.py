@@ -3,7 +3,8 @@
 The newest user message carries the commands run since the last reply. The reply (partial
 and marked cut if it broke off) joins the conversation; each complete `CMD:` line goes through
 the gate, and only what the gate authorizes runs — in the user's shell, through the runner the
-frontend supplies. Every step is written to the session log as it happens.
+frontend supplies, which takes nothing but the gate's `Authorization`. Every step is written to
+the session log as it happens.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import extract_commands
@@ -29,8 +30,13 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply
 
-CommandRunner = Callable[[str, str], Awaitable[CommandRun]]
-"""Runs a command in the user's shell: `(command, source)` → what the model will be told."""
+if TYPE_CHECKING:
+    from aish.agent.second_opinion import Opinion, SecondOpinion
+    from aish.safety.verdict import Verdict
+
+AuthorizedRunner = Callable[[gate.Authorization], Awaitable[CommandRun]]
+"""Runs what the gate authorized in the user's shell (redeeming the authorization first, so
+anything the gate did not issue is refused) → what the model will be told."""
 
 TurnLog = Callable[[str, Mapping[str, Any]], None]
 """Appends one turn (kind, payload) to the session log."""
@@ -49,6 +55,8 @@ class ChatOutcome:
 
 
 _WAITING_AFTER_S = 0.5
+
+_RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
 
 _DESCRIBE = (
     "Explain briefly what this command would do, step by step, and whether it changes or "
@@ -85,8 +93,11 @@ class ChatTurn:
     conversation: Conversation
     target: ModelTarget
     frontend: ChatFrontend
-    run_command: CommandRunner
+    run_authorized: AuthorizedRunner
     log: TurnLog
+    policy: gate.Policy = field(default_factory=lambda: gate.Policy("interactive"))
+    # One per session (it caches answers); None: no second opinion at all.
+    second_opinion: SecondOpinion | None = None
 
     async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
@@ -108,14 +119,18 @@ class ChatTurn:
         for index, command in enumerate(outcome.commands):
             self.frontend.render(CommandProposed(command))
             authorization = await self._authorize(command)
-            if authorization.answer == "cancel":
+            if authorization.outcome == "cancel":
                 skipped = len(outcome.commands) - index
                 self.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
                 break
             if not authorization.run:
                 self.frontend.render(Status(f"not run: {command}"))
                 continue
-            outcome.ran.append(await self.run_command(authorization.command, "model"))
+            if authorization.outcome == "auto":
+                self.frontend.render(
+                    Status(_RUNS_UNASKED.format(level=authorization.verdict.level))
+                )
+            outcome.ran.append(await self.run_authorized(authorization))
         return outcome
 
     async def _say_waiting(self, progress: _LoggedProgress) -> None:
@@ -133,11 +148,32 @@ class ChatTurn:
         self.log("assistant", {"text": reply.text, "cut": reply.cut, "model": self.target.name})
 
     async def _authorize(self, command: str) -> gate.Authorization:
-        action = gate.ProposedCommand(command)
-        authorization = await gate.authorize(action, "interactive", self.frontend, self.describe)
-        ran = authorization.command if authorization.run else None
-        self.log("decision", {"command": command, "answer": authorization.answer, "ran": ran})
+        authorization = await gate.authorize(
+            gate.ProposedCommand(command),
+            self.policy,
+            confirmer=self.frontend,
+            describe=self.describe,
+            judge=self._judge if self.second_opinion is not None else None,
+        )
+        verdict = authorization.verdict
+        self.log(
+            "decision",
+            {
+                "command": command,
+                "level": verdict.level,
+                "reasons": list(verdict.reasons),
+                "decision": authorization.decision,
+                "answer": authorization.outcome,
+                "ran": authorization.command if authorization.run else None,
+            },
+        )
         return authorization
+
+    async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
+        assert self.second_opinion is not None
+        return await self.second_opinion.judge(
+            text, verdict, fallback=self.target, on_event=self.frontend.render
+        )
 
     async def describe(self, command: str) -> str:
         """The model's explanation of a command, asked on the conversation's own prefix."""

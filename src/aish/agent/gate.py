@@ -1,48 +1,154 @@
 """THE gate: the only place that decides whether an action the model proposed may run.
 
 Every proposed action — a `CMD:` line in chat today; Norris steps, preplanned tasks and MCP
-tool calls later — comes here, and only an `Authorization` from here lets a caller run it.
-Until the safety classifier lands, the verdict for every proposed command is "ask": nothing
-the model proposes runs without the user's yes. Edits are the user's own command and run as
-edited; "describe" asks the model to explain and then asks again; "cancel" (Ctrl-C) declines
-this command and the rest of the reply's.
+tool calls as they land — comes here with the mode it was proposed in, and leaves as an
+`Authorization`. The classifier's verdict (computed here, with the user's rules), the second
+opinion, `auto_approve` and `confirm_cmd` meet in `decide`, which answers run, ask or halt:
+
+- interactive: every command asks, showing its verdict; with `confirm_cmd = false` only `safe`
+  commands run without asking. A tool call asks unless it is auto-approved *and* `safe` (or
+  `unknown` and the second opinion said NO);
+- Norris: `safe` runs unattended; `unknown` asks the second opinion — NO runs, anything else
+  halts; `destructive` halts;
+- headless: `safe` runs only when the caller passed the explicit `yes_safe`; everything else
+  halts.
+
+The second opinion is only consulted where its answer can change that decision. Asking resolves
+through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
+own command and runs as edited. A halt resolves through a `HaltPrompt` (proceed / skip / abort),
+or not at all when there is none (headless). Only this module issues `Authorization`s, and every
+executor must `redeem` one before running anything — a forged, copied, declined or already used
+one is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Literal, Protocol
+import fnmatch
+import json
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from aish.agent.second_opinion import Opinion
+from aish.safety.user_rules import UserRules
+from aish.safety.verdict import Verdict
+
+if TYPE_CHECKING:
+    from aish.config.schema import AishConfig
+
+__all__ = [
+    "Action",
+    "Answer",
+    "Assessment",
+    "Authorization",
+    "Confirmer",
+    "Decision",
+    "Describer",
+    "HaltAnswer",
+    "HaltPrompt",
+    "Judge",
+    "Mode",
+    "Outcome",
+    "Policy",
+    "ProposedCommand",
+    "ProposedToolCall",
+    "Unauthorized",
+    "Verdict",
+    "assess",
+    "authorize",
+    "decide",
+    "redeem",
+    "wants_second_opinion",
+]
 
 Mode = Literal["interactive", "norris", "headless"]
+Decision = Literal["run", "ask", "halt"]
 Answer = Literal["yes", "edit", "no", "describe", "cancel"]
+HaltAnswer = Literal["proceed", "skip", "abort"]
+# How an authorization came about: `auto` ran without asking, `refused` halted with no one to
+# ask (headless); the others are the user's answers.
+Outcome = Literal["auto", "yes", "edit", "no", "cancel", "proceed", "skip", "abort", "refused"]
 
 
 @dataclass(frozen=True)
 class ProposedCommand:
+    """A shell command the model proposed (a `CMD:` line, a Norris step, a task)."""
+
     command: str
-    proposed_by: str = "model"
+
+    @property
+    def text(self) -> str:
+        return self.command
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What the gate concluded before the user was asked."""
+class ProposedToolCall:
+    """An MCP tool call, with the verdict `safety.tool_calls.classify_tool_call` gave it."""
 
-    level: Literal["ask"]
-    reasons: tuple[str, ...]
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    verdict: Verdict
+
+    @property
+    def name(self) -> str:
+        return f"{self.server}__{self.tool}"
+
+    @property
+    def text(self) -> str:
+        arguments = json.dumps(dict(self.arguments), sort_keys=True, ensure_ascii=False)
+        return f"{self.name} {arguments}"
+
+
+Action = ProposedCommand | ProposedToolCall
 
 
 @dataclass(frozen=True)
-class Authorization:
-    """The gate's answer. `command` is what may run — the user's edit when they edited."""
+class Policy:
+    """What the gate weighs besides the action: the mode and the user's settings.
 
-    run: bool
-    command: str
-    answer: Answer
+    `auto_approve` maps an MCP server to glob patterns of its tool names (bare `get_time` or
+    qualified `time__get_time`). `yes_safe` is headless mode's explicit permission to run
+    `safe` actions.
+    """
+
+    mode: Mode
+    confirm_cmd: bool = True
+    auto_approve: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    yes_safe: bool = False
+    user_rules: UserRules = field(default_factory=UserRules)
+
+    @classmethod
+    def from_config(cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False) -> Policy:
+        safety = config.safety
+        return cls(
+            mode=mode,
+            confirm_cmd=safety.confirm_cmd,
+            auto_approve={
+                name: tuple(server.auto_approve)
+                for name, server in config.mcp.servers.items()
+                if server.auto_approve
+            },
+            yes_safe=yes_safe,
+            user_rules=UserRules(tuple(safety.destructive), tuple(safety.allow)),
+        )
+
+    def auto_approves(self, call: ProposedToolCall) -> bool:
+        return any(
+            fnmatch.fnmatchcase(call.name, glob) or fnmatch.fnmatchcase(call.tool, glob)
+            for glob in self.auto_approve.get(call.server, ())
+        )
+
+
+Judge = Callable[[str, Verdict], Awaitable[Opinion | None]]
+"""The second opinion on an action's text given its verdict (None: not asked)."""
+
+Describer = Callable[[str], Awaitable[str]]
 
 
 class Confirmer(Protocol):
-    """The frontend's part of the gate: show the verdict, get the user's answer."""
+    """The frontend's part of asking: show the verdict, get the user's answer."""
 
     async def confirm_command(self, command: str, verdict: Verdict) -> Answer: ...
 
@@ -51,31 +157,184 @@ class Confirmer(Protocol):
     async def show_description(self, command: str, description: str) -> None: ...
 
 
-Describer = Callable[[str], Awaitable[str]]
+class HaltPrompt(Protocol):
+    """The frontend's HALT: show the action and why it stopped, get proceed / skip / abort."""
 
-_NOT_CLASSIFIED = "every proposed command asks for your yes"
+    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer: ...
 
 
-def assess(action: ProposedCommand, mode: Mode) -> Verdict:
-    """The verdict before asking. The classifier and second opinion will refine this."""
-    return Verdict("ask", (_NOT_CLASSIFIED,))
+@dataclass(frozen=True)
+class Assessment:
+    """The gate's conclusion before anyone is asked."""
+
+    verdict: Verdict
+    decision: Decision
+    opinion: Opinion | None = None
+
+
+# ---- the decision ----------------------------------------------------------------------------
+
+
+def decide(
+    action: Action, verdict: Verdict, policy: Policy, opinion: Opinion | None = None
+) -> Decision:
+    """Run, ask or halt, from the final verdict (the opinion already applied to it)."""
+    level = verdict.level
+    cleared = level == "unknown" and opinion is not None and opinion.cleared
+    if policy.mode == "headless":
+        return "run" if level == "safe" and policy.yes_safe else "halt"
+    if policy.mode == "norris":
+        return "run" if level == "safe" or cleared else "halt"
+    if isinstance(action, ProposedToolCall):
+        # auto_approve skips the question, never the safety verdict.
+        approved = policy.auto_approves(action) and (level == "safe" or cleared)
+        return "run" if approved else "ask"
+    return "run" if level == "safe" and not policy.confirm_cmd else "ask"
+
+
+def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bool:
+    """Whether the second opinion could change the decision (it is slow: ask only then)."""
+    if verdict.level != "unknown":
+        return False
+    if policy.mode == "norris":
+        return True
+    return (
+        policy.mode == "interactive"
+        and isinstance(action, ProposedToolCall)
+        and policy.auto_approves(action)
+    )
+
+
+async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> Assessment:
+    """The verdict (classifier, then the second opinion where it matters) and the decision."""
+    verdict = _verdict(action, policy)
+    opinion: Opinion | None = None
+    if judge is not None and wants_second_opinion(action, verdict, policy):
+        opinion = await judge(action.text, verdict)
+        if opinion is not None:
+            verdict = opinion.applied_to(verdict)
+    return Assessment(verdict, decide(action, verdict, policy, opinion), opinion)
+
+
+def _verdict(action: Action, policy: Policy) -> Verdict:
+    if isinstance(action, ProposedToolCall):
+        return action.verdict
+    from aish.safety.classifier import classify  # its tables load on the first proposal
+
+    try:
+        return classify(action.command, policy.user_rules)
+    except Exception as error:  # a classifier bug must stop the command, not let it through
+        return Verdict("destructive", (f"the classifier failed: {error!r}",))
+
+
+# ---- asking ----------------------------------------------------------------------------------
 
 
 async def authorize(
-    action: ProposedCommand, mode: Mode, confirmer: Confirmer, describe: Describer
+    action: Action,
+    policy: Policy,
+    *,
+    confirmer: Confirmer | None = None,
+    describe: Describer | None = None,
+    judge: Judge | None = None,
+    halt: HaltPrompt | None = None,
 ) -> Authorization:
-    """Ask until the user says yes, no, or edits; only then may the caller run anything."""
-    verdict = assess(action, mode)
-    if mode == "headless":
-        return Authorization(False, action.command, "no")
+    """Decide, ask whoever must be asked, and issue the one `Authorization` an executor takes.
+
+    With no `confirmer` an action that must ask is not run; with no `halt` prompt (or in
+    headless mode) a halted action is refused.
+    """
+    assessment = await assess(action, policy, judge)
+    if assessment.decision == "run":
+        return _issue(action, assessment, "auto", run=True)
+    if assessment.decision == "halt":
+        if halt is None or policy.mode == "headless":
+            return _issue(action, assessment, "refused", run=False)
+        halted = await halt.halt_action(action.text, assessment.verdict)
+        return _issue(action, assessment, halted, run=halted == "proceed")
+    if confirmer is None:
+        return _issue(action, assessment, "refused", run=False)
     while True:
-        answer = await confirmer.confirm_command(action.command, verdict)
+        answer = await confirmer.confirm_command(action.text, assessment.verdict)
         if answer == "describe":
-            await confirmer.show_description(action.command, await describe(action.command))
+            if describe is not None:
+                description = await describe(action.text)
+                await confirmer.show_description(action.text, description)
             continue
         if answer == "edit":
-            edited = await confirmer.edit_command(action.command)
+            edited = None
+            if isinstance(action, ProposedCommand):
+                edited = await confirmer.edit_command(action.command)
             if edited is None or not edited.strip():
-                return Authorization(False, action.command, "no")
-            return Authorization(True, edited.strip(), "edit")
-        return Authorization(answer == "yes", action.command, answer)
+                return _issue(action, assessment, "no", run=False)
+            # The edited line is the user's own command: it runs as typed, as theirs.
+            return _issue(action, assessment, "edit", run=True, text=edited.strip(), by="user")
+        return _issue(action, assessment, answer, run=answer == "yes")
+
+
+# ---- authorizations --------------------------------------------------------------------------
+
+_STAMP = object()
+# Every authorization issued and not yet redeemed. Identity is what counts: a copy of an
+# authorization (`dataclasses.replace`, `copy.copy`, pickling) is not in here.
+_ISSUED: weakref.WeakSet[Authorization] = weakref.WeakSet()
+
+
+class Unauthorized(Exception):
+    """An executor was handed something the gate did not authorize (or already spent)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Authorization:
+    """The gate's answer about one action; only this module makes them.
+
+    `run` says whether it may run; `command` is what runs (the user's edit when they edited),
+    and `source` is `user` for an edit, else `model`.
+    """
+
+    stamp: InitVar[object]
+    action: Action
+    verdict: Verdict
+    decision: Decision
+    outcome: Outcome
+    run: bool
+    command: str
+    source: Literal["model", "user"] = "model"
+
+    def __post_init__(self, stamp: object) -> None:
+        if stamp is not _STAMP:
+            raise TypeError("only aish.agent.gate issues authorizations (use gate.authorize)")
+
+
+def _issue(
+    action: Action,
+    assessment: Assessment,
+    outcome: Outcome,
+    *,
+    run: bool,
+    text: str | None = None,
+    by: Literal["model", "user"] = "model",
+) -> Authorization:
+    authorization = Authorization(
+        _STAMP,
+        action,
+        assessment.verdict,
+        assessment.decision,
+        outcome,
+        run,
+        action.text if text is None else text,
+        by,
+    )
+    _ISSUED.add(authorization)
+    return authorization
+
+
+def redeem(authorization: object) -> Authorization:
+    """For executors, right before running: the authorization, spent; raises `Unauthorized`
+    unless the gate issued exactly this object, allowed it to run, and it has not run yet."""
+    if not isinstance(authorization, Authorization) or authorization not in _ISSUED:
+        raise Unauthorized(f"not authorized by the gate: {authorization!r}")
+    _ISSUED.discard(authorization)  # approvals are never remembered beyond the single action
+    if not authorization.run:
+        raise Unauthorized(f"the gate did not allow it ({authorization.outcome})")
+    return authorization

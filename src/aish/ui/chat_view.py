@@ -1,8 +1,9 @@
 """The REPL's frontend: streamed replies, highlighted `CMD:` lines, the confirm prompt.
 
 Text streams to the terminal as it arrives; `CMD:` lines are held until complete and printed
-highlighted. Each proposed command then asks `[y]es / [e]dit / [n]o / [d]escribe` with a single
-key; edit pre-fills the line editor with the command.
+highlighted. Each proposed command then shows the gate's verdict (`[safe]`, `[unknown]`,
+`[destructive]` in red, with its reasons) and asks `[y]es / [e]dit / [n]o / [d]escribe` with a
+single key; edit pre-fills the line editor with the command.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
 
 _CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe "
+
+_LEVEL_STYLES = {"safe": "green", "unknown": "yellow", "destructive": "bold red"}
 
 
 class ChatView:
@@ -120,7 +123,7 @@ class ChatView:
         from prompt_toolkit.key_binding import KeyBindings
 
         self.end_line()
-        self._write(f"  [{verdict.level}] {'; '.join(verdict.reasons)}\n", style="dim")
+        self._write(verdict_line(verdict) + "\n", style=_LEVEL_STYLES.get(verdict.level, "dim"))
         keys = KeyBindings()
         for key, answer in _ANSWER_KEYS.items():
             keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
@@ -152,6 +155,12 @@ class ChatView:
 
     async def show_description(self, command: str, description: str) -> None:
         self._write(visible(description).rstrip("\n") + "\n")
+
+
+def verdict_line(verdict: Verdict) -> str:
+    """`  [level] reason; reason` — what the gate concluded, as the confirm prompt shows it."""
+    reasons = visible("; ".join(verdict.reasons))
+    return f"  [{verdict.level}] {reasons}".rstrip()
 
 
 def _discard_typeahead() -> None:

@@ -15,10 +15,12 @@ import signal
 import sys
 import termios
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
+from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.ui.chat_view import ChatView
@@ -47,6 +49,9 @@ class Repl:
         self._model = model
         self._facts = _prompt_facts(loaded)
         self.conversation = Conversation(render_system_prompt(self._facts))
+        self._policy = gate.Policy.from_config(loaded.config, "interactive")
+        # Lives as long as the session: its answers are cached for the session.
+        self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
         self._shell_task: asyncio.Task[ShellSession] | None = None
         self._known: KnownCommands | None = None
@@ -122,7 +127,7 @@ class Repl:
             self._log("meta", {"text": route.text})
             await run_meta(self, route.text)
         elif route.target == "shell":
-            await self.run_command(route.text, "user")
+            await self.run_command(route.text)
         else:
             await self._ask(route.text)
 
@@ -139,7 +144,15 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
-        turn = ChatTurn(self.conversation, target, self._view, self.run_command, self._log)
+        turn = ChatTurn(
+            self.conversation,
+            target,
+            self._view,
+            self.run_authorized,
+            self._log,
+            policy=self._policy,
+            second_opinion=self._second_opinion,
+        )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
         with _no_echo(), _ignoring(signal.SIGQUIT, signal.SIGTSTP):
@@ -147,7 +160,19 @@ class Repl:
 
     # ---- running commands --------------------------------------------------------------------
 
-    async def run_command(self, command: str, source: str) -> CommandRun:
+    async def run_command(self, command: str) -> CommandRun:
+        """Run a line the user typed, as theirs."""
+        return await self._execute(command, "user")
+
+    async def run_authorized(self, authorization: gate.Authorization) -> CommandRun:
+        """Run what the gate authorized; anything it did not issue, did not allow, or already
+        ran is refused (`gate.Unauthorized`) before the shell sees it."""
+        approved = gate.redeem(authorization)
+        if not isinstance(approved.action, gate.ProposedCommand):
+            raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
+        return await self._execute(approved.command, approved.source)
+
+    async def _execute(self, command: str, source: Literal["user", "model"]) -> CommandRun:
         """Run in the user's shell with the terminal relayed; the capture becomes context."""
         from aish.shell.terminal import Terminal
 
@@ -162,7 +187,7 @@ class Repl:
                 max_lines=context.output_max_lines,
                 max_bytes=context.output_max_bytes,
             )
-        run = _command_run(result, "model" if source == "model" else "user")
+        run = _command_run(result, source)
         if result.notice:
             self._view.status(result.notice)
         self._last_status = result.exit_status
@@ -385,7 +410,7 @@ class Repl:
                 self._view.status(f"session log unavailable: {error}")
 
 
-def _command_run(result: CommandResult, source: str) -> CommandRun:
+def _command_run(result: CommandResult, source: Literal["user", "model"]) -> CommandRun:
     return CommandRun(
         command=result.command,
         exit_status=result.exit_status,
@@ -393,7 +418,7 @@ def _command_run(result: CommandResult, source: str) -> CommandRun:
         cwd_after=result.cwd_after,
         duration_s=result.duration_s,
         output=result.output.text,
-        source="model" if source == "model" else "user",
+        source=source,
         notice=result.notice,
     )
 

@@ -1,0 +1,210 @@
+"""A chat turn's `CMD:` lines through the gate, against a real model server.
+
+The frontend is scripted (it is the UI boundary); the runner stands in for the user's shell but
+redeems each authorization exactly as the REPL's executor does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aish.agent import gate
+from aish.agent.chat import ChatTurn
+from aish.agent.events import AgentEvent, Status
+from aish.agent.gate import Answer, Authorization
+from aish.agent.second_opinion import SecondOpinion
+from aish.config.schema import AishConfig
+from aish.conversation.context import CommandRun, Conversation
+from aish.llm.types import ModelTarget
+from aish.safety.classifier import classify
+from aish.safety.verdict import Verdict
+from aish_testllm.prefix import serialise_prompt
+
+from ..conftest import ServeFn
+
+# The real classifier landed separately; until then (a stub answering `unknown`) these wait.
+needs_classifier = pytest.mark.skipif(
+    classify("ls").level != "safe", reason="the safety classifier is still a stub"
+)
+
+
+class Frontend:
+    """Scripted answers to the confirm prompt; records what it was shown."""
+
+    def __init__(self, *answers: Answer, edits: tuple[str, ...] = ()) -> None:
+        self.answers = list(answers)
+        self.edits = list(edits)
+        self.events: list[AgentEvent] = []
+        self.asked: list[tuple[str, Verdict]] = []
+        self.descriptions: list[str] = []
+
+    def render(self, event: AgentEvent) -> None:
+        self.events.append(event)
+
+    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
+        self.asked.append((command, verdict))
+        return self.answers.pop(0)
+
+    async def edit_command(self, command: str) -> str | None:
+        return self.edits.pop(0)
+
+    async def show_description(self, command: str, description: str) -> None:
+        self.descriptions.append(description)
+
+    def statuses(self) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, Status)]
+
+
+class Shell:
+    """The executor's side: redeem, then "run" and tell the conversation."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+        self.ran: list[tuple[str, str]] = []
+
+    async def __call__(self, authorization: Authorization) -> CommandRun:
+        approved = gate.redeem(authorization)
+        self.ran.append((approved.command, approved.source))
+        run = CommandRun(approved.command, 0, "/w", "/w", 0.01, "done", approved.source)
+        self.conversation.note_command(run)
+        return run
+
+
+def turn(
+    url: str, frontend: Frontend, *, confirm_cmd: bool = True, log: list[Any] | None = None
+) -> tuple[ChatTurn, Shell]:
+    conversation = Conversation("You are aish.")
+    shell = Shell(conversation)
+    target = ModelTarget(name="local", endpoint=f"{url}/v1", model="testllm")
+
+    def record(kind: str, payload: Mapping[str, Any]) -> None:
+        if log is not None:
+            log.append((kind, dict(payload)))
+
+    chat = ChatTurn(
+        conversation,
+        target,
+        frontend,
+        shell,
+        record,
+        policy=gate.Policy("interactive", confirm_cmd=confirm_cmd),
+    )
+    return chat, shell
+
+
+PROPOSALS = "Try these:\nCMD: ls -la\nCMD: touch notes.txt\nCMD: rm -rf build\n"
+
+
+async def test_every_command_asks_with_its_verdict(serve: ServeFn) -> None:
+    server = serve({"default": {"text": PROPOSALS}})
+    frontend = Frontend("yes", "no", "yes")
+    log: list[Any] = []
+    chat, shell = turn(server.url, frontend, log=log)
+    outcome = await chat.ask("tidy up")
+    assert [command for command, _ in frontend.asked] == [
+        "ls -la",
+        "touch notes.txt",
+        "rm -rf build",
+    ]
+    assert [verdict for _, verdict in frontend.asked] == [
+        classify("ls -la"),
+        classify("touch notes.txt"),
+        classify("rm -rf build"),
+    ]
+    assert shell.ran == [("ls -la", "model"), ("rm -rf build", "model")]
+    assert [run.command for run in outcome.ran] == ["ls -la", "rm -rf build"]
+    assert "not run: touch notes.txt" in frontend.statuses()
+    decisions = [payload for kind, payload in log if kind == "decision"]
+    assert decisions[1] == {
+        "command": "touch notes.txt",
+        "level": classify("touch notes.txt").level,
+        "reasons": list(classify("touch notes.txt").reasons),
+        "decision": "ask",
+        "answer": "no",
+        "ran": None,
+    }
+    assert len(server.requests) == 1  # interactive: no second opinion, whatever the verdicts
+
+
+@needs_classifier
+async def test_without_confirm_cmd_only_safe_commands_run_unasked(serve: ServeFn) -> None:
+    server = serve({"default": {"text": PROPOSALS}})
+    frontend = Frontend("no", "yes")
+    chat, shell = turn(server.url, frontend, confirm_cmd=False)
+    await chat.ask("tidy up")
+    assert [command for command, _ in frontend.asked] == ["touch notes.txt", "rm -rf build"]
+    assert frontend.asked[1][1].level == "destructive"
+    assert shell.ran == [("ls -la", "model"), ("rm -rf build", "model")]
+    assert "[safe] runs without asking (safety.confirm_cmd = false)" in frontend.statuses()
+
+
+async def test_edit_runs_the_users_command_and_describe_asks_again(serve: ServeFn) -> None:
+    server = serve(
+        {
+            "rules": [
+                {"when": {"user": "Explain briefly"}, "reply": {"text": "It creates a file."}},
+            ],
+            "default": {"text": "CMD: touch notes.txt\nCMD: rm -rf build\n"},
+        }
+    )
+    frontend = Frontend("describe", "edit", "cancel", edits=("touch other.txt",))
+    chat, shell = turn(server.url, frontend)
+    await chat.ask("make a file")
+    assert frontend.descriptions == ["It creates a file."]
+    assert shell.ran == [("touch other.txt", "user")]  # the edit is the user's own command
+    assert "cancelled: 1 proposed command(s) not run" in frontend.statuses()
+    # The describe request is its own: it never joined the conversation.
+    assert [m.role for m in chat.conversation.history] == ["user", "assistant"]
+
+
+async def test_the_second_opinion_leaves_the_conversation_alone(serve: ServeFn) -> None:
+    server = serve(
+        {
+            "rules": [
+                {
+                    "name": "safety",
+                    "when": {"system": "^Detect destructive"},
+                    "reply": {"text": "NO"},
+                }
+            ],
+            "default": {"text": "Sure.\nCMD: make\n"},
+        }
+    )
+    frontend = Frontend("yes", "no")
+    chat, _ = turn(server.url, frontend)
+    config = AishConfig.model_validate(
+        {"models": {"fast": {"endpoint": f"{server.url}/v1", "model": "fast"}}}
+    )
+    opinion = SecondOpinion.from_config(config, {})
+    await chat.ask("build it")
+    history = list(chat.conversation.history)
+    said = await opinion.judge("make", classify("make"), fallback=chat.target)
+    assert said is not None and said.cleared
+    assert chat.conversation.history == history
+    await chat.ask("and again")
+    first, safety, second = server.requests
+    assert safety["rule"] == "safety" and len(safety["body"]["messages"]) == 2
+    # The chat's second request starts with all of its first: the prefix cache stays valid.
+    sent = serialise_prompt([], None, first["body"]["messages"])
+    assert serialise_prompt([], None, second["body"]["messages"]).startswith(sent[:-2])
+    assert second["body"]["messages"][: len(first["body"]["messages"])] == first["body"]["messages"]
+
+
+async def test_the_runner_refuses_what_the_gate_did_not_issue(tmp_path: Path) -> None:
+    shell = Shell(Conversation("s"))
+    granted = await gate.authorize(
+        gate.ProposedCommand("ls"), gate.Policy("interactive", confirm_cmd=False)
+    )
+    assert granted.run
+    import copy
+
+    with pytest.raises(gate.Unauthorized):
+        await shell(copy.copy(granted))
+    await shell(granted)
+    with pytest.raises(gate.Unauthorized):
+        await shell(granted)  # spent
+    assert shell.ran == [("ls", "model")]
