@@ -1,0 +1,214 @@
+"""No path around the gate: a scan of `src/aish` for code that runs things.
+
+Whatever runs a process (the shell session's `run`, subprocess, exec, spawn) is an executor.
+Every executor must be reached only from the user's own typed line or from a function that
+redeems the gate's `Authorization` first. Only the gate makes authorizations. A new executor
+or a new caller makes this test fail until it is reviewed and listed below.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "aish"
+GATE = SRC / "agent" / "gate.py"
+
+# The shell room implements execution; everything above it must go through these doors.
+IMPLEMENTS_EXECUTION = SRC / "shell"
+
+# Callers that run what the user typed themselves: never a model's proposal.
+USER_LINE_DOORS = {"ui/repl.py:Repl.run_command"}
+# ... and the only places those may be called from (the routed line the user typed).
+USER_LINE_CALLERS = {"ui/repl.py:Repl._handle"}
+
+_PROCESS_CALLS = {
+    ("subprocess", "run"),
+    ("subprocess", "Popen"),
+    ("subprocess", "call"),
+    ("subprocess", "check_call"),
+    ("subprocess", "check_output"),
+    ("os", "system"),
+    ("os", "popen"),
+    ("os", "execv"),
+    ("os", "execvp"),
+    ("os", "execvpe"),
+    ("os", "spawnv"),
+    ("os", "posix_spawn"),
+    ("pty", "spawn"),
+    ("asyncio", "create_subprocess_exec"),
+    ("asyncio", "create_subprocess_shell"),
+}
+
+
+@dataclass(frozen=True)
+class Function:
+    key: str  # "ui/repl.py:Repl._execute"
+    name: str  # "_execute"
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(SRC.rglob("*.py")):
+        if IMPLEMENTS_EXECUTION in path.parents:
+            continue
+        yield str(path.relative_to(SRC)), ast.parse(path.read_text(), str(path))
+
+
+def functions() -> list[Function]:
+    found: list[Function] = []
+    for module, tree in modules():
+        stack: list[tuple[ast.AST, str]] = [(tree, "")]
+        while stack:
+            node, prefix = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    stack.append((child, f"{prefix}{child.name}."))
+                elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                    qualified = f"{prefix}{child.name}"
+                    found.append(Function(f"{module}:{qualified}", child.name, child))
+                    stack.append((child, f"{qualified}."))
+                else:
+                    stack.append((child, prefix))
+    return found
+
+
+def calls(function: Function) -> list[ast.Call]:
+    return [n for n in ast.walk(function.node) if isinstance(n, ast.Call)]
+
+
+def callee(call: ast.Call) -> tuple[str, str]:
+    """(receiver, name): `shell.run(…)` → ("shell", "run"); `redeem(…)` → ("", "redeem")."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        receiver = func.value
+        if isinstance(receiver, ast.Name):
+            return receiver.id, func.attr
+        if isinstance(receiver, ast.Attribute):
+            return receiver.attr, func.attr
+        return "?", func.attr
+    if isinstance(func, ast.Name):
+        return "", func.id
+    return "?", "?"
+
+
+def runs_a_process(call: ast.Call) -> bool:
+    receiver, name = callee(call)
+    if (receiver, name) in _PROCESS_CALLS:
+        return True
+    # A shell session's `run(command, …)`; `asyncio.run(coroutine)` is not one.
+    return name == "run" and receiver not in ("asyncio", "") and bool(call.args)
+
+
+def executors(all_functions: list[Function]) -> set[str]:
+    return {f.key for f in all_functions if any(runs_a_process(c) for c in calls(f))}
+
+
+def callers(all_functions: list[Function], name: str) -> dict[str, list[ast.Call]]:
+    """Functions calling `name` (as a call, or handing it on as a value, e.g. a runner)."""
+    found: dict[str, list[ast.Call]] = {}
+    for function in all_functions:
+        for node in ast.walk(function.node):
+            hit = (isinstance(node, ast.Attribute) and node.attr == name) or (
+                isinstance(node, ast.Name) and node.id == name
+            )
+            if hit and function.name != name:
+                found.setdefault(function.key, [])
+                found[function.key] += [c for c in calls(function) if callee(c)[1] == name]
+    return found
+
+
+def redeems_before(function: Function, target: str) -> bool:
+    """`gate.redeem(…)` (or `redeem(…)`) is called before the first call of `target`."""
+    redeemed = [c.lineno for c in calls(function) if callee(c)[1] == "redeem"]
+    used = [c.lineno for c in calls(function) if callee(c)[1] == target]
+    return bool(redeemed) and bool(used) and min(redeemed) < min(used)
+
+
+def test_the_scan_sees_the_repl_executor() -> None:
+    # If this fails, the scan lost sight of the shell: fix the scan before trusting the rest.
+    assert executors(functions()) == {"ui/repl.py:Repl._execute"}
+
+
+def test_every_executor_is_reached_only_through_the_gate_or_the_users_own_line() -> None:
+    all_functions = functions()
+    by_key = {f.key: f for f in all_functions}
+    for executor in executors(all_functions):
+        name = executor.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+        for caller_key in callers(all_functions, name):
+            if caller_key in USER_LINE_DOORS:
+                continue
+            assert redeems_before(by_key[caller_key], name), (
+                f"{caller_key} reaches {executor} without redeeming a gate Authorization first"
+            )
+
+
+def test_user_line_doors_only_take_the_users_line() -> None:
+    all_functions = functions()
+    by_key = {f.key: f for f in all_functions}
+    for door in USER_LINE_DOORS:
+        name = by_key[door].name
+        uses = callers(all_functions, name)
+        assert set(uses) <= USER_LINE_CALLERS, (
+            f"{door} runs commands unchecked; only the user's typed line may reach it, "
+            f"but {sorted(set(uses) - USER_LINE_CALLERS)} use it"
+        )
+        for caller_key in uses:
+            # Called directly (never handed on as a runner), with the routed text.
+            assert uses[caller_key], f"{caller_key} hands {name} on as a value"
+        # A user-line door runs as the user, never as the model.
+        literals = {
+            c.value
+            for call in calls(by_key[door])
+            for c in call.args
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        }
+        assert "model" not in literals and "user" in literals
+
+
+def test_only_the_gate_issues_authorizations() -> None:
+    private = {"_STAMP", "_ISSUED", "_issue"}
+    for module, tree in modules():
+        if SRC / module == GATE:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and callee(node)[1] == "Authorization":
+                raise AssertionError(f"{module}:{node.lineno} constructs an Authorization")
+            named = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+            where = getattr(node, "lineno", "?")
+            assert named not in private, f"{module}:{where} uses the gate's {named}"
+
+
+def test_nothing_passes_model_as_a_run_source_outside_the_gate() -> None:
+    # The source of a run comes from the redeemed authorization; a literal "model" would be a
+    # model-proposed run that skipped the gate. (Reading it back from the session log is fine.)
+    allowed = {"conversation/context.py"}
+    for module, tree in modules():
+        if module in allowed or SRC / module == GATE:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            values = [*node.args, *(k.value for k in node.keywords if k.arg == "source")]
+            runs = callee(node)[1] in ("_execute", "CommandRun", "_command_run")
+            for value in values if runs else [k.value for k in node.keywords if k.arg == "source"]:
+                assert not (isinstance(value, ast.Constant) and value.value == "model"), (
+                    f"{module}:{node.lineno} runs something as the model's without the gate"
+                )
+
+
+def test_the_agent_runs_nothing_itself() -> None:
+    # The agent proposes and asks the gate; executors live in frontends and redeem.
+    for module, tree in modules():
+        if not module.startswith("agent/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names]
+                where = node.module if isinstance(node, ast.ImportFrom) else ""
+                for name in [where or "", *names]:
+                    assert not name.startswith(("subprocess", "pty", "aish.shell.session")), (
+                        f"{module}:{node.lineno} imports {name}"
+                    )
