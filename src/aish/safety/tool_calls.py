@@ -34,6 +34,7 @@ import re
 import shlex
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import islice
 
 from aish.safety.classifier import classify
 from aish.safety.user_rules import UserRules
@@ -267,17 +268,21 @@ def _nodes(value: object) -> Iterator[tuple[str, object]]:
     """Every value in the argument tree with the normalised key it sits under (a list's items
     sit under the list's key), breadth first, bounded in depth and count."""
     queue: deque[tuple[str, object, int]] = deque([("", value, 0)])
-    seen = 0
-    while queue and seen < _MAX_NODES:
+    queued = 1
+    while queue:
         key, node, depth = queue.popleft()
-        seen += 1
         yield key, node
-        if depth >= _MAX_DEPTH:
+        room = _MAX_NODES - queued  # what is queued is read: never queue more than the bound
+        if depth >= _MAX_DEPTH or room <= 0:
             continue
         if isinstance(node, Mapping):
-            queue.extend((_key(k), v, depth + 1) for k, v in list(node.items())[:_MAX_NODES])
+            children = [(_key(k), v) for k, v in islice(node.items(), room)]
         elif isinstance(node, (list, tuple)):
-            queue.extend((key, v, depth + 1) for v in node[:_MAX_NODES])
+            children = [(key, v) for v in islice(node, room)]
+        else:
+            continue
+        queue.extend((k, v, depth + 1) for k, v in children)
+        queued += len(children)
 
 
 def _key(key: object) -> str:
