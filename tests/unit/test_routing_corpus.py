@@ -9,7 +9,6 @@ The command set is the fixed one the corpus README assumes, never this machine's
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from aish.agent.routing import route_line
 
+from ..corpus_files import corpus_file
 from .test_routing_fixture import CORPUS_KNOWN
 
 _LABELS = {"shell": "shell", "model": "ai", "meta": "meta"}
@@ -34,15 +34,7 @@ class Row:
 
 
 def _corpus_file() -> Path | None:
-    repo = Path(__file__).resolve().parents[2]
-    candidates = [Path(os.environ["AISH_CORPUS_DIR"])] if os.environ.get("AISH_CORPUS_DIR") else []
-    candidates.append(repo.parent / "shared" / "corpus")
-    # CI runs on a clean clone that may live elsewhere on the same machine.
-    candidates.append(Path("/work/shared/corpus"))
-    for directory in candidates:
-        if (directory / "routing.tsv").is_file():
-            return directory / "routing.tsv"
-    return None
+    return corpus_file("routing.tsv")
 
 
 def _rows() -> list[Row]:

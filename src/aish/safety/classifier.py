@@ -19,7 +19,7 @@ from aish.safety.content_checks import CONTENT_CHECKS, SQL_CLIENTS, sql_verdict
 from aish.safety.destructive_rules import DESTRUCTIVE_RULES
 from aish.safety.options import ArgView, split_args
 from aish.safety.read_only_rules import READ_ONLY_RULES
-from aish.safety.rule_types import ReadOnly
+from aish.safety.rule_types import DestructiveRule, ReadOnly
 from aish.safety.user_rules import UserRules
 from aish.safety.value_options import VALUE_OPTIONS
 from aish.safety.verdict import SAFE, Verdict, worst
@@ -27,7 +27,9 @@ from aish.safety.wrappers import WRAPPERS, unwrap
 
 __all__ = ["classify", "describe_rules", "normalise"]
 
-MAX_DEPTH = 6
+# Code parsed again (`bash -c`, `eval`, `ssh host …`) nests at most this deep; wrappers that
+# only drop words of their own (`sudo`, `nice`) always end, so they do not count.
+MAX_DEPTH = 8
 
 
 def _words(text: str) -> frozenset[str]:
@@ -55,6 +57,10 @@ _SENSITIVE_VARIABLES = _words(
     "BASHOPTS GIT_SSH_COMMAND GIT_EXEC_PATH PYTHONPATH NODE_OPTIONS"
 )
 _VERSIONED = re.compile(r"^(python|pypy|pip|perl|ruby|php|lua|node)[0-9.]*$")
+_RULES_BY_PROGRAM: dict[str, tuple[DestructiveRule, ...]] = {}
+for _rule in DESTRUCTIVE_RULES:
+    for _name in _rule.programs:
+        _RULES_BY_PROGRAM[_name] = (*_RULES_BY_PROGRAM.get(_name, ()), _rule)
 _HELP_ONLY = frozenset(("--help", "--version"))
 
 
@@ -177,7 +183,7 @@ class _Judge:
         if inner.code is not None:
             parts.append(self.text(inner.code, depth + 1, step))
         elif inner.args:
-            parts.append(self.words(inner.args[0], inner.args[1:], inv, depth + 1, step))
+            parts.append(self.words(inner.args[0], inner.args[1:], inv, depth, step))
         elif inner.alone == "safe":
             parts.append(SAFE)
         else:
@@ -201,10 +207,10 @@ class _Judge:
         inside = _container_command(program, args)
         if inside:
             step = (*via, f"{program} exec")
-            return self.words(inside[0], inside[1:], inv, depth + 1, step)
+            return self.words(inside[0], inside[1:], inv, depth, step)
         parts = [
             _destructive(f"{program}: {rule.reason}", via)
-            for rule in DESTRUCTIVE_RULES
+            for rule in _RULES_BY_PROGRAM.get(program, ())
             if rule.matches(program, view)
         ]
         if program == "find":
@@ -306,7 +312,7 @@ class _Judge:
                 if start < end:
                     step = (*via, f"find {args[index].value}")
                     verdicts.append(
-                        self.words(args[start], args[start + 1 : end], inv, depth + 1, step)
+                        self.words(args[start], args[start + 1 : end], inv, depth, step)
                     )
                 index = end
             else:
