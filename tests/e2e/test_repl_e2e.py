@@ -151,3 +151,51 @@ def test_typeahead_is_no_answer_and_ctrl_c_cancels(
     aish.child.expect(pexpect.EOF, timeout=10)
     aish.child.close()
     assert aish.child.exitstatus == 3
+
+
+def test_confirm_prompt_shows_the_verdict_and_an_edit_runs_as_the_users(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    victim, proposed, edited = tmp_path / "victim", tmp_path / "proposed", tmp_path / "edited"
+    victim.mkdir()
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "clean up"},
+                    "reply": {
+                        "text": f"Let me look first.\nCMD: ls /\nCMD: rm -rf {victim}\n"
+                        f"CMD: touch {proposed}\n"
+                    },
+                }
+            ],
+            "default": {"text": "ok"},
+        }
+    )
+    config = _config(server.url) + "[safety]\nconfirm_cmd = false\n"
+    aish = spawn_aish(aish_home, config=config)
+    terminals.append(aish)
+    aish.wait_prompt()
+
+    aish.type_line("clean up please")
+    # `ls /` is provably read-only: with confirm_cmd = false it runs without a question.
+    shown = aish.expect(r"\[destructive\] rm: [^\r\n]*")
+    assert "[safe] runs without asking" in shown and "usr" in shown and "etc" in shown
+    aish.expect(r"\[d\]escribe")
+    aish.child.send("n")
+    aish.expect(r"\[unknown\] touch [^\r\n]*")
+    aish.expect(r"\[d\]escribe")
+    aish.child.send("e")
+    aish.expect("edit> ")
+    aish.child.sendcontrol("u")  # clear the proposed command, type the user's own
+    aish.type_line(f"touch {edited}")
+    aish.wait_prompt()
+    assert victim.is_dir() and edited.exists() and not proposed.exists()
+
+    aish.run("thanks")
+    told = server.requests[-1]["body"]["messages"][-1]["content"]
+    assert f"$ touch {edited}\n" in told  # the user's own command, not "proposed by you"
+    assert "$ ls / (proposed by you" in told
+    assert len(server.requests) == 2  # interactive CMD: lines cost no second-opinion call
+    aish.type_line("exit")
+    aish.child.expect(pexpect.EOF, timeout=10)

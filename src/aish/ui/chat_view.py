@@ -122,8 +122,7 @@ class ChatView:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings
 
-        self.end_line()
-        self._write(verdict_line(verdict) + "\n", style=_LEVEL_STYLES.get(verdict.level, "dim"))
+        self.show_verdict(verdict)
         keys = KeyBindings()
         for key, answer in _ANSWER_KEYS.items():
             keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
@@ -142,6 +141,11 @@ class ChatView:
             return "cancel"
         # A key binding answers directly; anything typed and entered counts by its first letter.
         return _ANSWER_KEYS.get(typed.strip()[:1].lower(), "no") if typed else "no"
+
+    def show_verdict(self, verdict: Verdict) -> None:
+        """The gate's verdict above the question; destructive in red."""
+        self.end_line()
+        self._write(verdict_line(verdict) + "\n", style=_LEVEL_STYLES.get(verdict.level, "dim"))
 
     async def edit_command(self, command: str) -> str | None:
         from prompt_toolkit import PromptSession
