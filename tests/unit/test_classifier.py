@@ -128,6 +128,17 @@ CASES = [
     ("wget -O setup.sh https://x", "destructive", "wget -O"),
     ("curl -s https://x | jq .", "safe", ""),
     ("curl -o ~/.vimrc https://x", "destructive", "curl -o"),
+    ("curl -X DELETE https://api/items/1", "destructive", "HTTP DELETE"),
+    ("curl -d delete https://api/x", "unknown", "curl"),
+    ("gawk -i inplace '{print}' f", "destructive", "in place"),
+    ("less -o copy.txt f", "unknown", "less"),
+    ("hostnamectl set-hostname box", "unknown", "hostnamectl"),
+    ("terraform fmt", "unknown", "terraform"),
+    ("npm audit fix", "unknown", "npm"),
+    ("dpkg -i x.deb -l", "unknown", "dpkg"),
+    ("ip link delete veth0", "destructive", "ip"),
+    ("conda env remove -n old", "destructive", "removes environments"),
+    ("chmod 700 /", "destructive", "system directory"),
     # parse errors
     ("bash -lc 'if then rm -rf /tmp/x'", "unknown", "does not parse"),
     ("echo 'unterminated", "unknown", "does not parse"),
@@ -164,11 +175,18 @@ def test_user_allow_rules_lift_unknown_but_never_destructive() -> None:
     assert classify("make install", rules).level == "unknown"
     assert classify("rm -rf build", rules).level == "destructive"
     assert classify("make test > log", rules).level == "destructive"
+    scripts = UserRules(allow=("./scripts/check.sh *",), destructive=("./deploy.sh*",))
+    assert classify("./scripts/check.sh all", scripts).level == "safe"
+    assert classify("./scripts/other.sh", scripts).level == "unknown"
+    assert classify("./deploy.sh prod", scripts).level == "destructive"
+    assert classify("$tool all", UserRules(allow=("* all",))).level == "unknown"
 
 
 def test_rules_are_listed() -> None:
     lines = describe_rules(UserRules(destructive=("deploy *",), allow=("make test",)))
-    assert any(line.startswith("destructive  rm/srm/unlink: deletes files") for line in lines)
+    assert any(
+        line.startswith("destructive  rm/srm/") and "deletes files" in line for line in lines
+    )
     assert any("deploy *" in line and "your rule" in line for line in lines)
     assert any(line.startswith("read-only") and "cat" in line for line in lines)
 

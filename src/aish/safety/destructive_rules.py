@@ -14,7 +14,7 @@ _PKG_REMOVE = "remove|purge|autoremove|erase|uninstall|rm|del|autopurge"
 
 DESTRUCTIVE_RULES: tuple[R, ...] = (
     # ---- deleting files
-    R(("rm", "srm", "unlink"), "deletes files"),
+    R(("rm", "srm", "unlink", "wipe", "atrm"), "deletes files"),
     R(("rmdir",), "deletes directories"),
     R(("shred",), "overwrites files beyond recovery"),
     R(("truncate",), "truncates files"),
@@ -43,6 +43,13 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("dd",), "dd of= writes over a file or device", operand=r"^of="),
     R(("sed",), "sed -i edits files in place", options=("-i", "--in-place*")),
     R(("perl",), "perl -i edits files in place", options=("-i",)),
+    R(
+        ("awk", "gawk"),
+        "gawk -i inplace edits files in place",
+        operand=r"^inplace$",
+        options=("--include=inplace",),
+    ),
+    R(("ffmpeg",), "ffmpeg -y overwrites its output", options=("-y",)),
     R(("yq",), "yq -i edits files in place", options=("-i", "--inplace")),
     R(
         ("tee",),
@@ -63,6 +70,11 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("ssh-keygen",), "ssh-keygen -R removes known_hosts entries", options=("-R",)),
     # ---- permissions
     R(("chmod", "chown", "chgrp"), "recursive permission change", options=_RECURSIVE),
+    R(
+        ("chmod", "chown", "chgrp"),
+        "changes permissions of a system directory",
+        operand=r"^(/|~/?|/(etc|usr|bin|sbin|lib|lib64|boot|var|home|root|opt)/?)$",
+    ),
     R(("setfacl",), "recursive or removing ACL change", options=("-R", "--recursive", "-b", "-k")),
     # ---- disks and filesystems
     R(("mkfs", "mke2fs", "mkswap", "wipefs", "blkdiscard"), "formats or wipes a device"),
@@ -107,6 +119,13 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
         options=("-F", "--flush", "-X", "--delete-chain", "-D", "--delete", "-Z"),
     ),
     R(("nft",), "removes firewall rules", sub=("flush|delete|destroy",)),
+    R(("ip",), "deletes or flushes network configuration", operand=r"^(del|delete|flush)$"),
+    R(
+        ("curl", "http", "https", "xh"),
+        "sends an HTTP DELETE",
+        operand=r"^(?i:delete)$",
+        options=("--request=DELETE", "-XDELETE"),
+    ),
     R(("ufw",), "disables or resets the firewall", sub=("disable|reset|delete",)),
     R(("screen",), "screen -X quit/kill ends sessions", operand=r"^(quit|kill)$"),
     R(("tmux",), "kills tmux sessions", sub=("kill-*",)),
@@ -195,6 +214,12 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("git",), "git prune drops unreachable objects", sub=("prune",), unless=_DRY_RUN),
     R(("git",), "git update-ref -d deletes a ref", sub=("update-ref",), options=("-d",)),
     R(("git",), "git worktree remove deletes a worktree", sub=("worktree", "remove|prune")),
+    R(("svn",), "deletes or reverts working copy files", sub=("rm|delete|del|remove|revert",)),
+    R(
+        ("hg",),
+        "deletes or reverts history or files",
+        sub=("strip|purge|clean|revert|rollback|prune",),
+    ),
     # ---- packages
     R(
         ("apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "snap", "flatpak", "brew", "port"),
@@ -211,6 +236,7 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
         sub=(_PKG_REMOVE,),
     ),
     R(("uv",), "removes packages", sub=("pip", "uninstall")),
+    R(("conda", "mamba"), "removes environments", sub=("env", "remove")),
     R(("npm", "pnpm", "yarn", "bun"), "removes packages", sub=("uninstall|remove|rm|un|r|unlink",)),
     # ---- containers, clusters, infrastructure, cloud
     R(

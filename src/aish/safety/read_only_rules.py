@@ -12,17 +12,16 @@ from aish.safety.rule_types import ReadOnly as RO
 
 _UNCONDITIONAL = """
     cat head tail tac rev wc cut paste join comm nl fold fmt pr column col colrm expand unexpand
-    tr grep egrep fgrep zgrep zegrep zfgrep rgrep ag ack less more most zless zmore zcat bzcat
-    xzcat zstdcat lzcat od hexdump strings file stat du df ls dir vdir tree realpath readlink
-    basename dirname pwd cd pushd popd dirs echo printf true false : test [ seq yes expr
-    sleep wait jobs read id whoami groups who w users last lastlog uptime uname arch nproc
-    lscpu lsblk lsusb lspci lsmod lsof ss netstat free vmstat iostat mpstat pidstat ps pgrep
-    pidof pstree top htop btop printenv locale tty getent which whereis type whatis apropos man
-    info help tldr locate md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
-    cmp diff diff3 jq shellcheck cal ncal factor numfmt ping dig nslookup host traceroute
-    tracepath mtr findmnt blkid lsattr getfacl namei timedatectl hostnamectl loginctl
-    dpkg-query apt-cache apt-file ldd nm objdump readelf size uuidgen base32 basenc
-    stty clear reset tput bc dc bat batcat fd fdfind let declare compgen base64 nproc
+    tr grep egrep fgrep zgrep zegrep zfgrep rgrep ag ack more zmore zcat bzcat xzcat zstdcat
+    lzcat od hexdump strings stat du df ls dir vdir realpath readlink basename dirname pwd cd
+    pushd popd dirs echo printf true false : test [ seq yes expr sleep wait jobs read id whoami
+    groups who w users last uptime uname arch nproc lscpu lsblk lsusb lspci lsmod lsof netstat
+    free vmstat iostat mpstat pidstat ps pgrep pidof pstree top printenv locale tty getent
+    which whereis type whatis apropos man help tldr locate md5sum sha1sum sha224sum sha256sum
+    sha384sum sha512sum b2sum cksum sum cmp diff diff3 jq shellcheck cal ncal factor numfmt
+    ping dig nslookup host traceroute tracepath mtr findmnt blkid lsattr getfacl namei
+    dpkg-query apt-cache ldd nm objdump readelf size uuidgen base32 base64 basenc clear tput bc
+    bat batcat let declare compgen zipinfo
 """
 
 _GIT_DENY = (
@@ -76,6 +75,19 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(tuple(_UNCONDITIONAL.split())),
     # ---- readers with a writing or program-running option
     RO(("sort",), deny=("-o", "--output", "--compress-program*")),
+    RO(("tree",), deny=("-o",)),
+    RO(("file",), deny=("-C", "--compile")),
+    RO(("less", "zless", "most"), deny=("-o", "-O", "--log-file*", "--LOG-FILE*")),
+    RO(("info",), deny=("-o", "--output*")),
+    RO(("lastlog",), deny=("-C", "--clear", "-S", "--set")),
+    RO(("ss",), deny=("-K", "--kill")),
+    RO(("fd", "fdfind"), deny=("-x", "--exec*", "-X", "--exec-batch*")),
+    RO(("stty",), max_operands=0),
+    RO(("timedatectl", "hostnamectl"), max_operands=0),
+    RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
+    RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
+    RO(("loginctl",), max_operands=0),
+    RO(("apt-file",), sub=("search|find|list|show",)),
     RO(("uniq",), max_operands=1),
     RO(("xxd",), max_operands=1),
     RO(("tee",), max_operands=0),
@@ -136,7 +148,7 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # ---- compressors only when they write to stdout, list or test
     RO(_DECOMPRESSORS, require=_TO_STDOUT),
     RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z")),
-    RO(("zipinfo", "7z"), sub=("l|t",)),
+    RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
     RO(
         ("curl",),
@@ -197,9 +209,9 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",)),
     RO(
         ("terraform", "tofu"),
-        sub=("show|validate|output|version|providers|fmt",),
-        deny=("-write", "-w"),
+        sub=("show|validate|output|version",),
     ),
+    RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
     RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),
     RO(("terraform", "tofu"), sub=("state", "list|show")),
     # ---- package managers: queries
@@ -218,15 +230,16 @@ READ_ONLY_RULES: tuple[RO, ...] = (
             "--print-avail",
             "--get-selections",
         ),
+        deny=("-i", "--install", "--unpack", "--configure", "--set-selections", "-a"),
     ),
     RO(("rpm",), require=("-q", "--query")),
     RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",)),
     RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",)),
     RO(
         ("npm", "pnpm", "yarn"),
-        sub=("ls|list|view|info|outdated|audit|why|explain|config-get",),
-        deny=("--fix",),
+        sub=("ls|list|view|info|outdated|why|explain",),
     ),
+    RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
     # ---- shells that only check syntax
     RO(("bash", "sh", "zsh", "dash", "ksh"), require=("-n",)),

@@ -30,7 +30,7 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "gcloud": _set("--project --account --configuration --format --zone --region"),
     "az": _set("--subscription -g --resource-group -o --output --query"),
     "psql": _set("-d --dbname -h --host -p --port -U --username -f --file -o --output -v"),
-    "mysql": _set("-u --user -h --host -P --port -D --database -p"),
+    "mysql": _set("-u --user -h --host -P --port -D --database"),
     "redis-cli": _set("-h -p -a -n -u --user --pass"),
     "terraform": _set("-chdir"),
     "ssh-keygen": _set("-f -t -b -C -N -P -F -R -E -O -Z -I -n -V -z -m"),
@@ -40,7 +40,11 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "ps": _set("-o -p -u -U -g -G -C -t --sort"),
     "sort": _set("-k -t -S -T --key --field-separator --buffer-size"),
     "tar": _set("-C --directory -f --file -T -X --exclude"),
-    "curl": _set("-H --header -u --user -A --user-agent -e --referer -x --proxy -m"),
+    # Not -X: the classifier reads `-X DELETE` as an operand on purpose.
+    "curl": _set(
+        "-H --header -u --user -A --user-agent -e --referer -x --proxy -m -d --data --data-raw "
+        "--data-binary --data-urlencode -F --form -o --output -T --upload-file"
+    ),
     "date": _set("-d --date -r --reference -I"),
     "find": _set(""),
     "ip": _set("-n -netns -f -family"),
