@@ -45,7 +45,7 @@ _SYSTEM_DIRS = _words(
 _HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr"))
 _OVERWRITING = frozenset((">", ">|", "&>", ">&", "<>"))
 _APPENDING = frozenset((">>", "&>>"))
-_SHELLS = _words("bash sh zsh dash ksh mksh fish busybox")
+_SHELLS = _words("bash sh zsh dash ksh mksh fish")
 _INTERPRETERS = _words(
     "python pypy perl ruby node nodejs deno bun php lua luajit tclsh Rscript osascript irb "
     "jshell ghci scala groovy"
@@ -61,6 +61,7 @@ _RULES_BY_PROGRAM: dict[str, tuple[DestructiveRule, ...]] = {}
 for _rule in DESTRUCTIVE_RULES:
     for _name in _rule.programs:
         _RULES_BY_PROGRAM[_name] = (*_RULES_BY_PROGRAM.get(_name, ()), _rule)
+_INLINE_CODE = ("-c", "-e", "-E", "--eval", "-p", "-r", "-m")
 _HELP_ONLY = frozenset(("--help", "--version"))
 
 
@@ -206,6 +207,10 @@ class _Judge:
             return self._shell(program, args, inv, depth, via)
         if program == "eval":
             return self._eval(args, depth, via)
+        if program == "trap":
+            return self._trap(args, depth, via)
+        if program == "su":
+            return self._su(args, depth, via)
         if program in ("source", "."):
             if args and args[0].substitution:
                 return _destructive(f"{program} <(…) runs code produced by a command", via)
@@ -239,7 +244,7 @@ class _Judge:
     def _shell(
         self, program: str, args: Sequence[Arg], inv: Invocation, depth: int, via: tuple[str, ...]
     ) -> Verdict:
-        command_mode = False
+        command_mode = from_stdin = False
         index = 0
         while index < len(args):
             value = args[index].value
@@ -254,13 +259,14 @@ class _Judge:
                 if "n" in value[1:] and value[0] == "-":
                     return SAFE  # -n only reads the script and checks its syntax
                 command_mode = command_mode or "c" in value[1:]
+                from_stdin = from_stdin or "s" in value[1:]
         rest = args[index:]
         step = (*via, f"{program} -c" if command_mode else program)
         if command_mode:
             if not rest:
                 return _unknown(f"{program} -c without a command", via)
             return self._code(rest[0].code, program, depth, step)
-        if rest:
+        if rest and not from_stdin and rest[0].value not in ("-", "/dev/stdin"):
             if rest[0].substitution:
                 return _destructive(f"{program} <(…) runs code produced by a command", via)
             return _unknown(f"{program} runs a script: {rest[0].text}", via)
@@ -277,6 +283,24 @@ class _Judge:
             )
         return self.text(code, depth + 1, step)
 
+    def _trap(self, args: Sequence[Arg], depth: int, via: tuple[str, ...]) -> Verdict:
+        """`trap 'code' SIGNAL` runs the code later, when the signal arrives: judge it now."""
+        view = split_args(args)
+        if not view.operands or view.has_any(("-l", "-p")):
+            return SAFE  # lists signals or traps
+        handler = view.operands[0]
+        inner = (
+            self.text(handler.code, depth + 1, (*via, "trap")) if len(view.operands) > 1 else SAFE
+        )
+        return worst([inner, _unknown("trap changes what the shell runs on a signal", via)])
+
+    def _su(self, args: Sequence[Arg], depth: int, via: tuple[str, ...]) -> Verdict:
+        values = [a.value for a in args]
+        for flag in ("-c", "--command"):
+            if flag in values and values.index(flag) + 1 < len(args):
+                return self.text(args[values.index(flag) + 1].code, depth + 1, (*via, "su -c"))
+        return _unknown("su without -c opens a shell as another user", via)
+
     def _eval(self, args: Sequence[Arg], depth: int, via: tuple[str, ...]) -> Verdict:
         code = " ".join(a.code for a in args)
         if code.strip() == COMMAND_OUTPUT:
@@ -289,11 +313,12 @@ class _Judge:
         view = split_args(args)
         if program == "perl" and view.has("-i"):
             return _destructive("perl -i edits files in place", via)
-        if not view.operands and not view.options and inv.stdin == "pipe":
+        reads_stdin = not view.operands or view.operands[0].value in ("-", "/dev/stdin")
+        if reads_stdin and not view.has_any(_INLINE_CODE) and inv.stdin == "pipe":
             return _destructive(f"piping into {program} runs whatever it receives", via)
         if view.operands and view.operands[0].substitution:
             return _destructive(f"{program} <(…) runs code produced by a command", via)
-        if view.has_any(("-c", "-e", "-E", "--eval", "-p", "-r")):
+        if view.has_any(_INLINE_CODE):
             return _unknown(f"{program} runs inline code", via)
         return _unknown(f"{program} runs a program", via)
 

@@ -62,6 +62,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "exec": Wrapper(_opts("-a")),
     "setsid": Wrapper(),
     "coproc": Wrapper(),
+    "busybox": Wrapper(alone="unknown", alone_reason="busybox without an applet"),
     "unbuffer": Wrapper(),
     "chronic": Wrapper(),
     "caffeinate": Wrapper(_opts("-t -w")),
