@@ -195,7 +195,7 @@ def test_confirm_prompt_shows_the_verdict_and_an_edit_runs_as_the_users(
     aish.run("thanks")
     told = server.requests[-1]["body"]["messages"][-1]["content"]
     assert f"$ touch {edited}\n" in told  # the user's own command, not "proposed by you"
-    assert "$ ls / (proposed by you" in told
+    assert "$ ls / (proposed by you, run by aish's safety gate without asking)" in told
     assert len(server.requests) == 2  # interactive CMD: lines cost no second-opinion call
     aish.type_line("exit")
     aish.child.expect(pexpect.EOF, timeout=10)

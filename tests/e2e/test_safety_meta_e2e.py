@@ -15,6 +15,7 @@ def test_safety_check_and_rules_run_nothing(
     config = (
         f'default_model = "local"\n[models.local]\nendpoint = "{server.url}/v1"\n'
         'model = "testllm"\n'
+        '[safety]\ndestructive = ["make deploy*"]\nallow = ["make test"]\n'
     )
     victim = tmp_path / "keep-me"
     victim.write_text("still here")
@@ -29,6 +30,10 @@ def test_safety_check_and_rules_run_nothing(
     assert "safe (nothing was run)" in aish.run(":safety check ls -la | wc -l")
     assert "deletes files" in aish.run(":safety rules")
     assert "usage: :safety check <command>" in aish.run(":safety")
+    # The user's own rules from the config are part of the verdict and of the listing.
+    assert "your rule `make deploy*`" in aish.run(":safety check make deploy-prod")
+    assert "safe (nothing was run)" in aish.run(":safety check make test")
+    assert "make deploy*" in aish.run(":safety rules")
     assert ":safety check|rules" in aish.run(":help")
 
     assert server.requests == []

@@ -96,3 +96,18 @@ def test_replay_keeps_a_reply_that_was_cut_by_a_crash() -> None:
     assert replayed.history[-1].content == "first half, second half\n[reply cut short]"
     finished = Conversation.replay("S", [*turns, ("assistant", {"text": "whole", "cut": False})])
     assert finished.history[-1].content == "whole"
+
+
+def test_the_model_is_told_who_let_its_command_run() -> None:
+    from dataclasses import replace
+
+    conversation = Conversation("SYSTEM")
+    asked = replace(_run("rm x"), source="model")
+    unattended = replace(_run("ls"), source="model", asked=False)
+    conversation.note_command(asked)
+    conversation.note_command(unattended)
+    conversation.note_command(_run("pwd"))
+    text = conversation.user_message("next?").content
+    assert "$ rm x (proposed by you, approved by the user)" in text
+    assert "$ ls (proposed by you, run by aish's safety gate without asking)" in text
+    assert "$ pwd\n" in text

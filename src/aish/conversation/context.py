@@ -28,6 +28,8 @@ class CommandRun:
     output: str
     source: Literal["user", "model"] = "user"
     notice: str | None = None
+    # False when the gate let a model-proposed command run without asking the user.
+    asked: bool = True
 
 
 @dataclass
@@ -118,7 +120,13 @@ def render_context(pending: list[CommandRun], *, cwd: str = "") -> str:
         lines.append("Commands run since your last reply:")
     for run in pending:
         lines.append("")
-        by = " (proposed by you, approved by the user)" if run.source == "model" else ""
+        by = ""
+        if run.source == "model":
+            by = (
+                " (proposed by you, approved by the user)"
+                if run.asked
+                else " (proposed by you, run by aish's safety gate without asking)"
+            )
         lines.append(f"$ {run.command}{by}")
         where = (
             f"in {run.cwd_before}"

@@ -15,6 +15,7 @@ import signal
 import sys
 import termios
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
     from aish.config import LoadedConfig
+    from aish.safety.user_rules import UserRules
     from aish.shell.session import CommandResult, ShellSession
     from aish.store import SessionInfo, Store
 
@@ -170,9 +172,17 @@ class Repl:
         approved = gate.redeem(authorization)
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
-        return await self._execute(approved.command, approved.source)
+        return await self._execute(
+            approved.command, approved.source, asked=approved.outcome != "auto"
+        )
 
-    async def _execute(self, command: str, source: Literal["user", "model"]) -> CommandRun:
+    def safety_rules(self) -> UserRules:
+        """The user's own safety rules, for `:safety check` and `:safety rules`."""
+        return self._policy.user_rules
+
+    async def _execute(
+        self, command: str, source: Literal["user", "model"], *, asked: bool = True
+    ) -> CommandRun:
         """Run in the user's shell with the terminal relayed; the capture becomes context."""
         from aish.shell.terminal import Terminal
 
@@ -187,7 +197,7 @@ class Repl:
                 max_lines=context.output_max_lines,
                 max_bytes=context.output_max_bytes,
             )
-        run = _command_run(result, source)
+        run = replace(_command_run(result, source), asked=asked)
         if result.notice:
             self._view.status(result.notice)
         self._last_status = result.exit_status
