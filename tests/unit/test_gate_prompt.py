@@ -11,7 +11,7 @@ from aish.ui.chat_view import ChatView, verdict_line
 
 
 def test_the_verdict_line_names_the_level_and_every_reason() -> None:
-    assert verdict_line(Verdict("safe")) == "  [safe]"
+    assert verdict_line(Verdict("safe")) == "  [safe] read-only"
     unknown = Verdict("unknown", ("make is not known to be read-only", "second opinion: NO"))
     assert verdict_line(unknown) == (
         "  [unknown] make is not known to be read-only; second opinion: NO"

@@ -55,8 +55,9 @@ price = { input = 3.0, output = 15.0, cached_input = 0.3 }   # $ per million tok
 [safety]
 llm_second_opinion = true    # ask a model about commands the rules cannot classify
 llm_model = "fast"
-destructive = []             # extra patterns you consider destructive
-allow = []                   # commands you consider safe; never overrides a built-in rule
+destructive = []             # globs of commands you consider destructive: ["make deploy*"]
+allow = []                   # globs you vouch for: ["make test", "./scripts/check.sh *"];
+                             # they lift `unknown` to safe, never a built-in destructive rule
 confirm_cmd = true           # false: provably safe CMD: lines run without asking
 
 # ---- Norris: autonomous mode --------------------------------------------------------------

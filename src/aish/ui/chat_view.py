@@ -164,6 +164,8 @@ class ChatView:
 def verdict_line(verdict: Verdict) -> str:
     """`  [level] reason; reason` — what the gate concluded, as the confirm prompt shows it."""
     reasons = visible("; ".join(verdict.reasons))
+    if verdict.level == "safe" and not reasons:
+        reasons = "read-only"
     return f"  [{verdict.level}] {reasons}".rstrip()
 
 
