@@ -189,6 +189,7 @@ class _Judge:
             for n in inner.assigned
             if n in _SENSITIVE_VARIABLES
         ]
+        parts += [_unknown(concern, via) for concern in inner.concerns]
         step = (*via, _step(program, args))
         if inner.code is not None:
             parts.append(self.text(inner.code, depth + 1, step))

@@ -2,13 +2,18 @@
 
 A command is `safe` only if an entry here vouches for it (and no destructive rule fires, and
 its redirections and inner commands are safe too). Everything else is at best `unknown`.
-Options that make a reader write (`sort -o`), run programs (`rg --pre`, `git -c`) or change
-state (`date -s`) are denied explicitly.
+Options that make a reader write (`sort -o`, `less -o`), run programs (`rg --pre`, `fd -x`) or
+change state (`date -s`) are denied explicitly. `rule_types.ReadOnly` says how a row matches.
 """
 
 from __future__ import annotations
 
 from aish.safety.rule_types import ReadOnly as RO
+
+
+def _options(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
 
 _UNCONDITIONAL = """
     cat head tail tac rev wc cut paste join comm nl fold fmt pr column col colrm expand unexpand
@@ -24,53 +29,36 @@ _UNCONDITIONAL = """
     bat batcat let declare compgen zipinfo
 """
 
-_GIT_DENY = (
-    "--config-env*",
-    "--paginate",
-    "--exec-path*",
-    "--output*",
-    "--ext-diff",
-    "--upload-pack*",
+# Git readers stay readers only without options that run other programs or write files.
+_GIT_DENY = _options(
+    "--config-env* --paginate --exec-path* --output* --ext-diff --upload-pack* --textconv "
+    "--filters -O --open-files-in-pager*"
 )
 _GIT_READERS = (
     "status|log|diff|show|ls-files|ls-tree|grep|whatchanged|blame|annotate|shortlog|describe|"
     "rev-parse|rev-list|cat-file|count-objects|cherry|name-rev|ls-remote|show-ref|show-branch|"
     "for-each-ref|merge-base|diff-tree|diff-files|diff-index|verify-commit|check-ignore|version|help"
 )
-_BRANCH_WRITES = (
-    "-d",
-    "-D",
-    "--delete",
-    "-m",
-    "-M",
-    "--move",
-    "-c",
-    "-C",
-    "--copy",
-    "-f",
-    "--force",
-    "-u",
-    "--set-upstream-to*",
-    "--unset-upstream",
-    "--edit-description",
-    "-t",
-    "--track*",
-    "--no-track",
+_BRANCH_WRITES = _options(
+    "-d -D --delete -m -M --move -c -C --copy -f --force -u --set-upstream-to* --unset-upstream "
+    "--edit-description -t --track* --no-track"
 )
-_DECOMPRESSORS = (
-    "gzip",
-    "gunzip",
-    "bzip2",
-    "bunzip2",
-    "xz",
-    "unxz",
-    "zstd",
-    "unzstd",
-    "lz4",
-    "lzma",
+_CONFIG_WRITES = _options(
+    "--add --unset* --replace-all --rename-section --remove-section -e --edit"
 )
-_TO_STDOUT = ("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test")
+_CURL_WRITES = _options(
+    "-o --output* -O --remote-name* -d --data* -X --request* -T --upload-file* -F --form* -K "
+    "--config* --json* -c --cookie-jar* -D --dump-header* --trace* --stderr* --libcurl* "
+    "--etag-save* --hsts* --alt-svc*"
+)
+_FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
+_COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 lzma")
+_TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
+_DPKG_QUERIES = _options(
+    "-l --list -L --listfiles -S --search -s --status -p --print-avail --get-selections"
+)
 
+# fmt: off
 READ_ONLY_RULES: tuple[RO, ...] = (
     RO(tuple(_UNCONDITIONAL.split())),
     # ---- readers with a writing or program-running option
@@ -82,98 +70,44 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("lastlog",), deny=("-C", "--clear", "-S", "--set")),
     RO(("ss",), deny=("-K", "--kill")),
     RO(("fd", "fdfind"), deny=("-x", "--exec*", "-X", "--exec-batch*")),
-    RO(("stty",), max_operands=0),
-    RO(("timedatectl", "hostnamectl"), max_operands=0),
-    RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
-    RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
-    RO(("loginctl",), max_operands=0),
-    RO(("apt-file",), sub=("search|find|list|show",)),
-    RO(("uniq",), max_operands=1),
-    RO(("xxd",), max_operands=1),
+    RO(("uniq", "xxd"), max_operands=1),          # a second operand is the output file
     RO(("tee",), max_operands=0),
     RO(("iconv",), deny=("-o", "--output")),
     RO(("rg",), deny=("--pre*", "--hostname-bin*", "-z", "--search-zip")),
-    RO(
-        ("find",),
-        deny=(
-            "-delete",
-            "-exec",
-            "-execdir",
-            "-ok",
-            "-okdir",
-            "-fprint",
-            "-fprint0",
-            "-fprintf",
-            "-fls",
-        ),
-    ),
+    RO(("find",), deny=_FIND_ACTIONS),
     RO(("sed",), deny=("-i", "--in-place*", "-f", "--file*")),
-    RO(
-        ("awk", "gawk", "mawk", "nawk"), deny=("-f", "--file*", "-i", "--include*", "-l", "--load*")
-    ),
+    RO(("awk", "gawk", "mawk", "nawk"), deny=_options("-f --file* -i --include* -l --load*")),
+    RO(("pg_dump", "mysqldump"), deny=("-f", "--file*", "-r", "--result-file*")),
+    # ---- system state: reading it, never setting it
     RO(("date",), deny=("-s", "--set*")),
     RO(("hostname",), max_operands=0, deny=("-F", "--file*", "-b", "--boot")),
-    RO(("dmesg",), deny=("-c", "-C", "--clear", "--read-clear", "-D", "-E", "-n", "--console*")),
-    RO(
-        ("journalctl",),
-        deny=(
-            "--vacuum*",
-            "--rotate",
-            "--flush",
-            "--relinquish-var",
-            "--sync",
-            "--setup-keys",
-            "--update-catalog",
-        ),
-    ),
-    RO(("history",), deny=("-c", "-d", "-w", "-a", "-r", "-n", "-s", "-p"), max_operands=1),
+    RO(("stty",), max_operands=0),
+    RO(("timedatectl", "hostnamectl", "loginctl"), max_operands=0),
+    RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
+    RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
+    RO(("dmesg",), deny=_options("-c -C --clear --read-clear -D -E -n --console*")),
+    RO(("journalctl",), deny=_options(
+        "--vacuum* --rotate --flush --relinquish-var --sync --setup-keys --update-catalog")),
+    RO(("history",), deny=_options("-c -d -w -a -r -n -s -p"), max_operands=1),
     RO(("crontab",), require=("-l",)),
     RO(("mount",), max_operands=0, deny=("-a", "--all", "-o", "--options*", "--bind", "--move")),
-    RO(
-        ("alias", "set", "shopt", "export", "umask", "ulimit", "trap"),
-        max_operands=0,
-        deny=("-o", "-s", "-u", "-e", "-x", "-a", "-f", "-n", "-S", "-H"),
-    ),
+    RO(("alias", "set", "shopt", "export", "umask", "ulimit", "trap"), max_operands=0,
+       deny=_options("-o -s -u -e -x -a -f -n -S -H")),
     RO(("env",), max_operands=0, deny=("-i", "-u", "-S", "-C", "--chdir*", "--unset*")),
     RO(("command",), require=("-v", "-V")),
     RO(("fdisk", "sfdisk", "parted"), require=("-l", "--list")),
-    RO(
-        ("ip",),
-        sub=("*", "show|list|ls|get"),
-    ),
+    RO(("ip",), sub=("*", "show|list|ls|get")),
     RO(("ip",), max_operands=1),
     RO(("ifconfig", "iwconfig"), max_operands=1, deny=("-a",)),
     RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules")),
     RO(("sudo",), require=("-l", "--list", "-V", "--version")),
+    RO(("apt-file",), sub=("search|find|list|show",)),
     # ---- compressors only when they write to stdout, list or test
-    RO(_DECOMPRESSORS, require=_TO_STDOUT),
+    RO(_COMPRESSORS, require=_TO_STDOUT),
     RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z")),
     RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
-    RO(
-        ("curl",),
-        deny=(
-            "-o",
-            "--output*",
-            "-O",
-            "--remote-name*",
-            "-d",
-            "--data*",
-            "-X",
-            "--request*",
-            "-T",
-            "--upload-file*",
-            "-F",
-            "--form*",
-            "-K",
-            "--config*",
-            "--json*",
-            "-c",
-            "--cookie-jar*",
-            "-D",
-            "--dump-header*",
-        ),
-    ),
+    RO(("curl",), deny=_CURL_WRITES),
     RO(("wget",), require=("--spider",)),
     # ---- git: only readers, without config overrides or external programs
     RO(("git",), sub=(_GIT_READERS,), deny=_GIT_DENY),
@@ -184,63 +118,44 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("git",), sub=("stash", "list|show"), deny=_GIT_DENY),
     RO(("git",), sub=("reflog",), deny=_GIT_DENY, max_operands=0),
     RO(("git",), sub=("reflog", "show"), deny=_GIT_DENY),
-    RO(("git",), sub=("config",), require=("-l", "--list", "--get*"), deny=_GIT_DENY),
+    RO(("git",), sub=("config",), require=("-l", "--list", "--get*"),
+       deny=_GIT_DENY + _CONFIG_WRITES),
     RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
     RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
-    RO(("rsync",), require=("-n", "--dry-run")),
+    RO(("rsync",), require=("-n", "--dry-run"), deny=("--log-file*", "--write-batch*")),
     # ---- services, containers, clusters: status and listings
     RO(("systemctl",), max_operands=0),
     RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),
     RO(("service",), sub=("*", "status")),
-    RO(
-        ("docker", "podman", "nerdctl"),
-        sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",),
-    ),
+    RO(("docker", "podman", "nerdctl"),
+       sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",)),
     RO(("docker", "podman"), sub=("system", "df|info|events")),
     RO(("docker", "podman"), sub=("stats",), require=("--no-stream",)),
     RO(("docker", "podman"), sub=("container|image|volume|network|context", "ls|list|inspect")),
-    RO(("docker", "podman"), sub=("compose", "ps|logs|config|ls|images|top|version")),
-    RO(
-        ("kubectl", "oc"),
-        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
-    ),
+    RO(("docker", "podman"), sub=("compose", "ps|logs|config|ls|images|top|version"),
+       deny=("-o", "--output*")),
+    RO(("kubectl", "oc"),
+       sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
+       deny=("--output-directory*",)),
     RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context")),
     RO(("kubectl", "oc"), sub=("auth", "can-i|whoami")),
-    RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",)),
-    RO(
-        ("terraform", "tofu"),
-        sub=("show|validate|output|version",),
-    ),
+    RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
+       deny=("--output-dir*",)),
+    RO(("terraform", "tofu"), sub=("show|validate|output|version",)),
     RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
     RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),
     RO(("terraform", "tofu"), sub=("state", "list|show")),
     # ---- package managers: queries
-    RO(
-        ("dpkg",),
-        require=(
-            "-l",
-            "--list",
-            "-L",
-            "--listfiles",
-            "-S",
-            "--search",
-            "-s",
-            "--status",
-            "-p",
-            "--print-avail",
-            "--get-selections",
-        ),
-        deny=("-i", "--install", "--unpack", "--configure", "--set-selections", "-a"),
-    ),
-    RO(("rpm",), require=("-q", "--query")),
+    RO(("dpkg",), require=_DPKG_QUERIES,
+       deny=_options("-i --install --unpack --configure --set-selections -a")),
+    RO(("rpm",), require=("-q", "--query"),
+       deny=_options("--setperms --setugids --restore --rebuilddb --initdb --import -U -F")),
     RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",)),
     RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",)),
-    RO(
-        ("npm", "pnpm", "yarn"),
-        sub=("ls|list|view|info|outdated|why|explain",),
-    ),
+    RO(("npm", "pnpm", "yarn"), sub=("ls|list|view|info|outdated|why|explain",)),
     RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
     # ---- shells that only check syntax
     RO(("bash", "sh", "zsh", "dash", "ksh"), require=("-n",)),
 )
+# fmt: on

@@ -41,7 +41,13 @@ class DestructiveRule:
             return False
         pattern = _regex(self.operand)
         rest = view.operands[len(self.sub) :]
-        return any(a.value is not None and pattern.search(a.value) for a in rest)
+        # A computed operand (`of="$DISK"`, `tee "$f"`) is matched as written: the rule is about
+        # where it points, and a variable can point anywhere.
+        return any(
+            pattern.search(a.value if a.value is not None else a.text)
+            for a in rest
+            if not a.substitution
+        )
 
     def describe(self) -> str:
         return _describe(self.programs, self.sub, self.options, self.operand, self.reason)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aish.safety.command_walk import DYNAMIC_VALUE, Arg
 from aish.safety.verdict import Level
@@ -24,7 +24,8 @@ class Wrapper:
     Options come first (`value_options` take the next word); then `skip_operands` words of its
     own (a duration, a host, a directory); then, with `assignments`, `NAME=value` words; the
     rest is the command. `joins`: the command words are joined by spaces and run by a shell.
-    `alone`: the verdict when no command follows.
+    `alone`: the verdict when no command follows. `concern`: why the wrapper itself is never
+    read-only (`nohup` writes nohup.out); `risky`: its options that write files or edit.
     """
 
     value_options: frozenset[str] = frozenset()
@@ -33,6 +34,8 @@ class Wrapper:
     joins: bool = False
     alone: Level = "safe"
     alone_reason: str = ""
+    concern: str = ""
+    risky: tuple[tuple[str, str], ...] = ()
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -48,13 +51,17 @@ WRAPPERS: dict[str, Wrapper] = {
         assignments=True,
         alone="unknown",
         alone_reason="sudo without a command opens a root shell",
+        risky=(("-e", "sudo -e edits files"), ("--edit", "sudo --edit edits files")),
     ),
     "doas": Wrapper(_opts("-u -C"), alone="unknown", alone_reason="doas opens a root shell"),
     "env": Wrapper(_opts("-u --unset -C --chdir -S --split-string"), assignments=True),
     "nice": Wrapper(_opts("-n --adjustment")),
     "ionice": Wrapper(_opts("-c --class -n --classdata -t")),
-    "nohup": Wrapper(),
-    "time": Wrapper(_opts("-f --format -o --output")),
+    "nohup": Wrapper(concern="nohup appends the output to nohup.out"),
+    "time": Wrapper(
+        _opts("-f --format -o --output"),
+        risky=(("-o", "time -o writes a file"), ("--output", "time --output writes a file")),
+    ),
     "timeout": Wrapper(_opts("-s --signal -k --kill-after"), skip_operands=1),
     "stdbuf": Wrapper(_opts("-i -o -e --input --output --error")),
     "command": Wrapper(),
@@ -72,7 +79,11 @@ WRAPPERS: dict[str, Wrapper] = {
         alone="unknown",
         alone_reason="chroot opens a shell",
     ),
-    "flock": Wrapper(_opts("-w --timeout -E --conflict-exit-code"), skip_operands=1),
+    "flock": Wrapper(
+        _opts("-w --timeout -E --conflict-exit-code"),
+        skip_operands=1,
+        concern="flock creates its lock file",
+    ),
     "xargs": Wrapper(
         _opts(
             "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s "
@@ -93,6 +104,7 @@ WRAPPERS: dict[str, Wrapper] = {
             "--delay --timeout --colsep -d --delimiter -I --workdir --wd"
         ),
         joins=True,
+        risky=(("--joblog", "parallel --joblog writes a file"), ("--results", "writes files")),
     ),
 }
 
@@ -115,9 +127,37 @@ class Unwrapped:
     alone: Level | None = None
     alone_reason: str = ""
     assigned: tuple[str, ...] = ()
+    # Why the wrapper, whatever it runs, is at least `unknown`.
+    concerns: tuple[str, ...] = ()
 
 
 def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
+    unwrapped, own = _unwrap(program, args)
+    concerns = _concerns(program, args[:own])
+    return replace(unwrapped, concerns=concerns) if concerns else unwrapped
+
+
+_LOCAL_COMMANDS = re.compile(r"(?i)(proxycommand|localcommand|knownhostscommand|proxyjump)")
+
+
+def _concerns(program: str, args: Sequence[Arg]) -> tuple[str, ...]:
+    wrapper = WRAPPERS[program]
+    found = [wrapper.concern] if wrapper.concern else []
+    values = {a.value for a in args if a.value is not None}
+    found += [
+        reason
+        for option, reason in wrapper.risky
+        if any(v == option or v.startswith(option + "=") for v in values)
+    ]
+    if program == "ssh" and any(_LOCAL_COMMANDS.search(v) for v in values):
+        found.append("ssh -o ProxyCommand/LocalCommand runs a local command")
+    if program == "ssh" and "-F" in values:
+        found.append("ssh -F reads a config that can run local commands")
+    return tuple(found)
+
+
+def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
+    """What the wrapper runs, and how many of `args` are the wrapper's own words."""
     wrapper = WRAPPERS[program]
     i = 0
     split_string: str | None = None
@@ -132,7 +172,7 @@ def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
         if value == "--":
             break
         if value in lookups:
-            return Unwrapped(alone="safe")
+            return Unwrapped(alone="safe"), i
         if program == "env" and (value in ("-S", "--split-string") or value.startswith("-S")):
             split_string = _env_split(value, args, i)
             i += 1 if value in ("-S", "--split-string") else 0
@@ -148,14 +188,16 @@ def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
     if program == "parallel":
         rest = _before_argument_lists(rest)
     if split_string is not None:
-        return Unwrapped(code=" ".join([split_string, *_quoted(rest)]), assigned=tuple(assigned))
+        code = " ".join([split_string, *_quoted(rest)])
+        return Unwrapped(code=code, assigned=tuple(assigned)), i
     if not rest:
-        return Unwrapped(
+        alone = Unwrapped(
             alone=wrapper.alone, alone_reason=wrapper.alone_reason, assigned=tuple(assigned)
         )
+        return alone, i
     if wrapper.joins and not (program == "watch" and _watch_exec(args)):
-        return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned))
-    return Unwrapped(args=rest, assigned=tuple(assigned))
+        return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned)), i
+    return Unwrapped(args=rest, assigned=tuple(assigned)), i
 
 
 def _env_split(option: str, args: Sequence[Arg], after: int) -> str:
