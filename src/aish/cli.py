@@ -203,11 +203,13 @@ def _run_safety(args: argparse.Namespace) -> int:
 
     from aish.safety.classifier import classify
     from aish.safety.user_rules import UserRules
+    from aish.safety.verdict import Verdict
 
-    # argv arrives with undecodable bytes as surrogates, which JSON output cannot carry.
-    words = [os.fsencode(w).decode("utf-8", "replace") for w in args.command_words]
-    if words[:1] == ["--"]:
-        words = words[1:]
+    # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
+    raw_words = [os.fsencode(w) for w in args.command_words]
+    if raw_words[:1] == [b"--"]:
+        raw_words = raw_words[1:]
+    words = [w.decode("utf-8", "replace") for w in raw_words]
     from_stdin = not words or words == ["-"]
     if from_stdin and sys.stdin.isatty():
         print(
@@ -217,20 +219,27 @@ def _run_safety(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     safety = _load(args, autodetect=False).config.safety
     rules = UserRules(destructive=tuple(safety.destructive), allow=tuple(safety.allow))
-    lines = _stdin_lines() if from_stdin else [" ".join(words)]
-    for line in lines:
+    lines = _stdin_lines() if from_stdin else [b" ".join(raw_words)]
+    for raw in lines:
+        line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue
-        verdict = classify(line, rules)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            # Judging the repaired text would judge a different command than the bytes given.
+            verdict = Verdict("unknown", ("not valid UTF-8: the bytes given cannot be judged",))
+        else:
+            verdict = classify(line, rules)
         record = {"command": line, "level": verdict.level, "reasons": list(verdict.reasons)}
         print(json.dumps(record, ensure_ascii=False), flush=True)
     return EXIT_OK
 
 
-def _stdin_lines() -> Iterator[str]:
-    """Standard input line by line as it arrives; bytes that are not UTF-8 become U+FFFD."""
+def _stdin_lines() -> Iterator[bytes]:
+    """Standard input line by line as it arrives, without the line ending."""
     for raw in sys.stdin.buffer:
-        yield raw.decode("utf-8", "replace").rstrip("\r\n")
+        yield raw.rstrip(b"\r\n")
 
 
 def _run_ask(args: argparse.Namespace) -> int:

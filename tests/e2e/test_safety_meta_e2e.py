@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pexpect
+
 from ..conftest import ServeFn
 from .conftest import AishTerminal, spawn_aish
 
@@ -38,4 +40,4 @@ def test_safety_check_and_rules_run_nothing(
 
     assert server.requests == []
     aish.type_line(":quit")
-    aish.child.expect(r"$|\n", timeout=10)
+    aish.child.expect(pexpect.EOF, timeout=10)

@@ -61,10 +61,21 @@ def test_stdin_one_command_per_line(xdg_home: Path) -> None:
     assert [(r["command"], r["level"]) for r in records] == [
         ("ls -la", "safe"),
         ("rm -rf /tmp/x", "destructive"),
-        ("cat \ufffd\ufffd file", records[2]["level"]),
+        ("cat \ufffd\ufffd file", "unknown"),
         ("frobnicate --all", "unknown"),
     ]
     assert all(set(r) == {"command", "level", "reasons"} for r in records)
+    # The repaired text is never judged in place of the bytes: `ls \xff` is not "safe".
+    assert records[2]["reasons"] == ["not valid UTF-8: the bytes given cannot be judged"]
+    (record,) = _records(_check(stdin=b"ls \xff\n"))
+    assert record["level"] == "unknown"
+
+
+def test_a_long_stream_stays_one_verdict_per_line(xdg_home: Path) -> None:
+    stdin = b"ls\n" + b"echo " + b"x" * 70000 + b"\n" + b"rm -rf /tmp/x\n"
+    records = _records(_check(stdin=stdin))
+    assert [r["level"] for r in records] == ["safe", "unknown", "destructive"]
+    assert "too long to judge" in records[1]["reasons"][0]
 
 
 def test_dash_reads_stdin(xdg_home: Path) -> None:

@@ -45,6 +45,8 @@ CASES = [
     ("command rm x", "destructive", "rm"),
     ("command -v rm", "safe", ""),
     ("exec rm x", "destructive", "rm"),
+    ("exec ls", "unknown", "replaces the shell"),
+    ("exec 2>/dev/null", "unknown", "rewires"),
     ("xargs rm < list", "destructive", "names from input"),
     ("ls | xargs", "safe", ""),
     ("parallel rm ::: a b", "destructive", "rm"),
@@ -157,6 +159,21 @@ CASES = [
     ("ip link delete veth0", "destructive", "ip"),
     ("conda env remove -n old", "destructive", "removes environments"),
     ("chmod 700 /", "destructive", "system directory"),
+    # history expansion at the prompt: bash runs an earlier line's words
+    ("echo !-2", "unknown", "!-2 expands to an earlier command"),
+    ("ls !!", "unknown", "!! expands"),
+    ('echo "!?rm?"', "unknown", "expands"),
+    ("echo '!!'", "safe", ""),
+    ("echo \\!!", "safe", ""),
+    ("[[ a != b ]] && echo $! ${!x}", "safe", ""),
+    ("ls [!a]*", "safe", ""),
+    ('echo "hi!"', "safe", ""),
+    # variables that change what the shell does later
+    ("readonly PS1='$(touch x)'", "unknown", "sets PS1"),
+    ("HISTFILE=~/.bashrc HISTFILESIZE=0", "unknown", "sets HISTFILE"),
+    ("declare -r PS0=x", "unknown", "sets PS0"),
+    # input aish will not parse
+    ("ls " + "x" * 70000, "unknown", "too long to judge"),
     # parse errors
     ("bash -lc 'if then rm -rf /tmp/x'", "unknown", "does not parse"),
     ("echo 'unterminated", "unknown", "does not parse"),
@@ -210,7 +227,8 @@ def test_rules_are_listed() -> None:
 
 
 def test_normalise_collapses_whitespace() -> None:
-    assert normalise("  rm   -rf\tx \n") == "rm -rf x"
+    assert normalise("  rm   -rf\tx \n") == "rm   -rf\tx"
+    assert normalise("a\nrm -rf x") != normalise("a rm -rf x")
 
 
 def test_deep_nesting_is_unknown_not_a_crash() -> None:

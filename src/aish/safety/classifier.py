@@ -18,6 +18,7 @@ from aish.safety import code_runners
 from aish.safety.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg, Invocation, walk_bash
 from aish.safety.content_checks import CONTENT_CHECKS
 from aish.safety.destructive_rules import DESTRUCTIVE_RULES
+from aish.safety.history_expansion import history_expansion
 from aish.safety.options import ArgView, split_args
 from aish.safety.read_only_rules import READ_ONLY_RULES
 from aish.safety.reasons import Via, destructive, located, unknown
@@ -51,8 +52,9 @@ _OVERWRITING = frozenset((">", ">|", "&>", ">&", "<>"))
 _APPENDING = frozenset((">>", "&>>"))
 # Variables that change how every later command runs.
 _SENSITIVE_VARIABLES = _words(
-    "PATH LD_PRELOAD LD_LIBRARY_PATH BASH_ENV ENV PROMPT_COMMAND IFS PS4 SHELLOPTS "
-    "BASHOPTS GIT_SSH_COMMAND GIT_EXEC_PATH PYTHONPATH NODE_OPTIONS"
+    "PATH LD_PRELOAD LD_LIBRARY_PATH BASH_ENV ENV PROMPT_COMMAND IFS SHELLOPTS BASHOPTS "
+    "PS0 PS1 PS2 PS3 PS4 HISTFILE HISTFILESIZE HISTSIZE TMOUT BASH_XTRACEFD "
+    "GIT_SSH_COMMAND GIT_EXEC_PATH PYTHONPATH NODE_OPTIONS"
 )
 _VERSIONED = re.compile(r"^(python|pypy|pip|perl|ruby|php|lua|node)[0-9.]*$")
 _RULES_BY_PROGRAM: dict[str, tuple[DestructiveRule, ...]] = {}
@@ -62,22 +64,45 @@ for _rule in DESTRUCTIVE_RULES:
 _HELP_ONLY = frozenset(("--help", "--version"))
 
 
+# Longer lines are not cached (a few long keys would hold a lot of memory), and lines past the
+# limit are not parsed at all: no command a person reviews is that long.
+_CACHED_CHARS = 4096
+MAX_CHARS = 65536
+
+
 def classify(command: str, user_rules: UserRules | None = None) -> Verdict:
-    """The verdict for one line of bash. Never raises."""
-    return _classify_cached(command, user_rules or _NO_RULES)
+    """The verdict for one line of bash, as typed at an interactive prompt. Never raises."""
+    if len(command) > MAX_CHARS:
+        return Verdict("unknown", (f"too long to judge ({len(command)} characters)",))
+    rules = user_rules or _NO_RULES
+    try:
+        if len(command) <= _CACHED_CHARS:
+            return _classify_cached(command, rules)
+        return _classify_line(command, rules)
+    except RecursionError:
+        return Verdict("unknown", ("nested too deeply to judge",))
+    except Exception as error:  # a bug here must fail closed, never open
+        return Verdict("destructive", (f"could not be judged ({type(error).__name__})",))
 
 
 def normalise(command: str) -> str:
-    """The key under which verdicts about `command` are cached: whitespace collapsed."""
-    return " ".join(command.split())
+    """The key under which verdicts about `command` are cached: the exact command, without
+    surrounding whitespace (whitespace inside it can be part of what it means)."""
+    return command.strip()
 
 
 @lru_cache(maxsize=2048)
 def _classify_cached(command: str, rules: UserRules) -> Verdict:
-    try:
-        return _Judge(rules).text(command, 0, ())
-    except RecursionError:
-        return Verdict("unknown", ("nested too deeply to judge",))
+    return _classify_line(command, rules)
+
+
+def _classify_line(command: str, rules: UserRules) -> Verdict:
+    verdict = _Judge(rules).text(command, 0, ())
+    expansion = history_expansion(command)
+    if expansion is None:
+        return verdict
+    # The shell would run an earlier line's words, not what is written here.
+    return worst([verdict, Verdict("unknown", (f"{expansion} expands to an earlier command",))])
 
 
 class _Judge:

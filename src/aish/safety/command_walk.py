@@ -113,6 +113,8 @@ def walk_bash(text: str) -> Walk:
                     assigned.extend(_assigned_names(node))
             elif kind == "variable_assignment" and _is_statement(node):
                 assigned.extend(_assigned_names(node))
+            elif kind == "variable_assignments":  # `A=1 B=2` with no command
+                assigned.extend(_assigned_names(node))
             elif kind in _ASSIGNMENT_HOLDERS:
                 assigned.extend(_declared_names(node))
             elif kind == "file_redirect":

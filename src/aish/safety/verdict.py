@@ -23,9 +23,6 @@ class Verdict:
     level: Level
     reasons: tuple[str, ...] = ()
 
-    def at_least(self, level: Level) -> bool:
-        return _RANK[self.level] >= _RANK[level]
-
 
 SAFE = Verdict("safe")
 

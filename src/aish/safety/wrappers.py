@@ -66,7 +66,12 @@ WRAPPERS: dict[str, Wrapper] = {
     "stdbuf": Wrapper(_opts("-i -o -e --input --output --error")),
     "command": Wrapper(),
     "builtin": Wrapper(),
-    "exec": Wrapper(_opts("-a")),
+    "exec": Wrapper(
+        _opts("-a"),
+        alone="unknown",
+        alone_reason="exec with only redirections rewires the shell's own output",
+        concern="exec replaces the shell with the command",
+    ),
     "setsid": Wrapper(),
     "coproc": Wrapper(),
     "busybox": Wrapper(alone="unknown", alone_reason="busybox without an applet"),
