@@ -24,7 +24,7 @@ from aish.safety.read_only_rules import READ_ONLY_RULES
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rule_listing import describe_rules
-from aish.safety.rule_types import DestructiveRule
+from aish.safety.rule_types import DestructiveRule, ReadOnly
 from aish.safety.user_rules import UserRules
 from aish.safety.value_options import VALUE_OPTIONS
 from aish.safety.verdict import SAFE, Verdict, worst
@@ -61,6 +61,10 @@ _RULES_BY_PROGRAM: dict[str, tuple[DestructiveRule, ...]] = {}
 for _rule in DESTRUCTIVE_RULES:
     for _name in _rule.programs:
         _RULES_BY_PROGRAM[_name] = (*_RULES_BY_PROGRAM.get(_name, ()), _rule)
+_READ_ONLY_BY_PROGRAM: dict[str, tuple[ReadOnly, ...]] = {}
+for _entry in READ_ONLY_RULES:
+    for _name in _entry.programs:
+        _READ_ONLY_BY_PROGRAM[_name] = (*_READ_ONLY_BY_PROGRAM.get(_name, ()), _entry)
 _HELP_ONLY = frozenset(("--help", "--version"))
 
 
@@ -259,7 +263,7 @@ class _Judge:
 
 def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
     objections: list[str] = []
-    for entry in READ_ONLY_RULES:
+    for entry in _READ_ONLY_BY_PROGRAM.get(program, ()):
         if not entry.applies(program, view):
             continue
         objection = entry.objection(view)

@@ -111,9 +111,9 @@ def walk_bash(text: str) -> Walk:
                     invocations.append(invocation)
                 else:
                     assigned.extend(_assigned_names(node))
-            elif kind == "variable_assignment" and _is_statement(node):
-                assigned.extend(_assigned_names(node))
-            elif kind == "variable_assignments":  # `A=1 B=2` with no command
+            elif kind == "variable_assignments" or (  # `A=1 B=2` with no command
+                kind == "variable_assignment" and _is_statement(node)
+            ):
                 assigned.extend(_assigned_names(node))
             elif kind in _ASSIGNMENT_HOLDERS:
                 assigned.extend(_declared_names(node))
@@ -226,7 +226,9 @@ def _operator(node: Node) -> str:
 
 def _arg(node: Node) -> Arg:
     value, _quoted = word_value(node)
-    return Arg(node_text(node), value, _code(node), node.type == "process_substitution")
+    # A literal word reads the same as code; only expanding words need their markers.
+    code = value if value is not None else _code(node)
+    return Arg(node_text(node), value, code, node.type == "process_substitution")
 
 
 def _code(node: Node) -> str:
