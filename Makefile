@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ask_overhead.py
 	$(BIN)/python bench/first_prompt.py
 	$(BIN)/python bench/shell_overhead.py
+	$(BIN)/python bench/classify.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
