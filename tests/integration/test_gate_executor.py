@@ -51,8 +51,9 @@ async def test_the_executor_refuses_unstamped_actions(repl: Repl) -> None:
 
 
 async def test_the_executor_refuses_tool_calls(repl: Repl) -> None:
-    call = gate.ProposedToolCall("time", "get_time", {}, gate.Verdict("safe"))
+    call = gate.ProposedToolCall("time", "get_time", {}, {"readOnlyHint": True}, True)
     granted = await gate.authorize(call, gate.Policy("headless", yes_safe=True))
+    assert granted.run
     with pytest.raises(gate.Unauthorized, match="not a shell command"):
         await repl.run_authorized(granted)
     assert repl._shell_task is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+from collections.abc import Mapping
 from typing import Any, get_args
 
 import pytest
@@ -17,6 +18,7 @@ from aish.agent import gate
 from aish.agent.gate import (
     Answer,
     Authorization,
+    EditCancelled,
     HaltAnswer,
     Policy,
     ProposedCommand,
@@ -29,6 +31,7 @@ from aish.agent.gate import (
 )
 from aish.agent.second_opinion import Opinion, OpinionAnswer
 from aish.safety.classifier import classify
+from aish.safety.tool_calls import classify_tool_call
 from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Level, Verdict
 
@@ -45,8 +48,26 @@ def opinion(answer: OpinionAnswer) -> Opinion:
     return Opinion(answer, f"second opinion: {answer}")
 
 
+# Annotations and trust that make `time__get_time` each level (the gate computes the verdict):
+# from a trusted server a read-only hint is safe and an additive one unknown; no hint means
+# destructive (the MCP default).
+HINTS: dict[Level, tuple[Mapping[str, Any] | None, bool]] = {
+    "safe": ({"readOnlyHint": True}, True),
+    "unknown": ({"destructiveHint": False}, True),
+    "destructive": (None, True),
+}
+
+
 def tool_call(level: Level, tool: str = "get_time") -> ProposedToolCall:
-    return ProposedToolCall("time", tool, {"zone": "UTC"}, VERDICTS[level])
+    annotations, trusted = HINTS[level]
+    return ProposedToolCall("time", tool, {"zone": "UTC"}, annotations, trusted)
+
+
+def verdict_of(call: ProposedToolCall, rules: UserRules | None = None) -> Verdict:
+    """The tool-call classifier's own verdict, as the gate should find it."""
+    return classify_tool_call(
+        call.server, call.tool, call.arguments, call.annotations, call.server_trusted, rules
+    )
 
 
 def final(verdict: Verdict, answer: OpinionAnswer | None) -> tuple[Verdict, Opinion | None]:
@@ -199,10 +220,10 @@ def test_second_opinion_is_wanted_only_where_it_can_change_the_decision() -> Non
 
 def test_auto_approve_globs_match_bare_and_qualified_tool_names_of_that_server() -> None:
     policy = Policy("interactive", auto_approve={"time": ("time__convert_*", "get_time")})
-    assert policy.auto_approves(ProposedToolCall("time", "get_time", {}, SAFE))
-    assert policy.auto_approves(ProposedToolCall("time", "convert_time", {}, SAFE))
-    assert not policy.auto_approves(ProposedToolCall("time", "set_time", {}, SAFE))
-    assert not policy.auto_approves(ProposedToolCall("clock", "get_time", {}, SAFE))
+    assert policy.auto_approves(ProposedToolCall("time", "get_time", {}))
+    assert policy.auto_approves(ProposedToolCall("time", "convert_time", {}))
+    assert not policy.auto_approves(ProposedToolCall("time", "set_time", {}))
+    assert not policy.auto_approves(ProposedToolCall("clock", "get_time", {}))
 
 
 def test_policy_from_config() -> None:
@@ -233,7 +254,7 @@ class ScriptedFrontend:
     def __init__(
         self,
         answers: tuple[Answer, ...] = (),
-        edits: tuple[str | None, ...] = (),
+        edits: tuple[str | EditCancelled | None, ...] = (),
         halts: tuple[HaltAnswer, ...] = (),
     ) -> None:
         self._answers = list(answers)
@@ -250,7 +271,10 @@ class ScriptedFrontend:
 
     async def edit_command(self, command: str) -> str | None:
         self.edited.append(command)
-        return self._edits.pop(0)
+        edit = self._edits.pop(0)
+        if isinstance(edit, EditCancelled):
+            raise edit
+        return edit
 
     async def show_description(self, command: str, description: str) -> None:
         self.described.append((command, description))
@@ -278,11 +302,82 @@ async def test_ask_shows_the_verdict_and_yes_runs_the_action() -> None:
     frontend = ScriptedFrontend(answers=("yes",))
     call = tool_call("destructive", "set_time")
     granted = await authorize(call, Policy("interactive"), confirmer=frontend)
-    assert frontend.asked == [(call.text, DESTRUCTIVE)]
+    verdict = verdict_of(call)
+    assert verdict.level == "destructive"
+    assert frontend.asked == [(call.text, verdict)]
     assert (granted.run, granted.outcome, granted.decision) == (True, "yes", "ask")
     assert granted.command == 'time__set_time {"zone": "UTC"}'
-    assert granted.verdict == DESTRUCTIVE and granted.source == "model"
+    assert granted.verdict == verdict and granted.source == "model"
     assert redeem(granted) is granted
+
+
+# ---- tool calls: the verdict is computed inside the gate, never taken as given ------------
+
+
+@pytest.mark.parametrize("level", list(VERDICTS))
+async def test_the_gate_classifies_tool_calls_itself(level: Level) -> None:
+    call = tool_call(level)
+    assessment = await gate.assess(call, Policy("interactive"))
+    assert assessment.verdict == verdict_of(call) and assessment.verdict.level == level
+
+
+def test_a_proposed_tool_call_carries_no_verdict() -> None:
+    names = [f.name for f in dataclasses.fields(ProposedToolCall)]
+    assert names == ["server", "tool", "arguments", "annotations", "server_trusted"]
+
+
+async def test_a_command_inside_a_tool_call_is_judged_whatever_the_hints_say() -> None:
+    # Trusted and read-only by its own account, auto-approved: the command inside still decides.
+    call = ProposedToolCall(
+        "box", "run_command", {"command": "rm -rf ~"}, {"readOnlyHint": True}, True
+    )
+    frontend = ScriptedFrontend(answers=("no",))
+    policy = Policy("interactive", auto_approve={"box": ("*",)})
+    refused = await authorize(call, policy, confirmer=frontend)
+    assert refused.verdict.level == "destructive" and refused.decision == "ask"
+    assert frontend.asked == [(call.text, refused.verdict)] and not refused.run
+
+
+async def test_hints_from_an_untrusted_server_never_let_a_call_run_unasked() -> None:
+    call = ProposedToolCall("time", "get_time", {"zone": "UTC"}, {"readOnlyHint": True}, False)
+    frontend = ScriptedFrontend(answers=("no",))
+    policy = Policy("interactive", auto_approve=AUTO)
+    refused = await authorize(call, policy, confirmer=frontend)
+    assert refused.verdict.level != "safe" and refused.decision == "ask" and not refused.run
+    trusted = dataclasses.replace(call, server_trusted=True)
+    assert (await authorize(trusted, policy)).outcome == "auto"  # the same call, trusted
+
+
+async def test_user_rules_from_the_policy_reach_the_tool_call_classifier() -> None:
+    call = ProposedToolCall("box", "run_command", {"command": "make deploy"}, None, True)
+    rules = UserRules(destructive=("make deploy*",))
+    halted = await authorize(
+        call, Policy("norris", user_rules=rules), halt=ScriptedFrontend(halts=("skip",))
+    )
+    assert halted.verdict == verdict_of(call, rules)
+    assert halted.verdict.level == "destructive" and halted.decision == "halt"
+    assert verdict_of(call).level != "destructive"  # the user's rule made the difference
+
+
+async def test_a_failing_classifier_counts_as_destructive(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> Verdict:
+        raise RuntimeError("boom")
+
+    # A bug in either classifier must stop the action: even an auto-approved "safe" call asks.
+    monkeypatch.setattr("aish.safety.tool_calls.classify_tool_call", broken)
+    monkeypatch.setattr("aish.safety.classifier.classify", broken)
+    policy = Policy("interactive", confirm_cmd=False, auto_approve=AUTO)
+    for action, failed in (
+        (tool_call("safe"), "the tool-call classifier failed"),
+        (ProposedCommand("ls"), "the classifier failed"),
+    ):
+        frontend = ScriptedFrontend(answers=("no",))
+        refused = await authorize(action, policy, confirmer=frontend)
+        assert refused.verdict.level == "destructive" and refused.decision == "ask"
+        assert (
+            refused.verdict.reasons[0].startswith(failed) and "boom" in refused.verdict.reasons[0]
+        )
+        assert not refused.run
 
 
 @pytest.mark.parametrize("answer", ["no", "cancel"])
@@ -325,9 +420,10 @@ async def test_auto_approved_unknown_tool_call_follows_the_second_opinion(
     authorization = await authorize(
         call, Policy("interactive", auto_approve=AUTO), confirmer=frontend, judge=judge
     )
-    assert judge.asked == [(call.text, UNKNOWN)]
+    verdict = verdict_of(call)
+    assert judge.asked == [(call.text, verdict)]
     assert authorization.verdict.level == level
-    assert authorization.verdict.reasons == (*UNKNOWN.reasons, f"second opinion: {answer}")
+    assert authorization.verdict.reasons == (*verdict.reasons, f"second opinion: {answer}")
     assert authorization.run is runs_unasked
     assert len(frontend.asked) == (0 if runs_unasked else 1)
 
@@ -339,7 +435,7 @@ async def test_auto_approve_never_covers_destructive() -> None:
     refused = await authorize(
         call, Policy("interactive", auto_approve=AUTO), confirmer=frontend, judge=judge
     )
-    assert frontend.asked == [(call.text, DESTRUCTIVE)] and judge.asked == []
+    assert frontend.asked == [(call.text, verdict_of(call))] and judge.asked == []
     assert not refused.run
 
 
@@ -391,9 +487,6 @@ async def test_no_one_to_ask_means_not_run() -> None:
 
 # ---- commands: the classifier's verdict is computed inside the gate -----------------------
 
-CLASSIFIER_READY = classify("ls").level == "safe" and classify("rm -rf x").level == "destructive"
-needs_classifier = pytest.mark.skipif(not CLASSIFIER_READY, reason="the classifier is a stub")
-
 
 async def test_edit_runs_the_users_text_as_theirs() -> None:
     frontend = ScriptedFrontend(answers=("edit",), edits=("  touch b  ",))
@@ -415,6 +508,14 @@ async def test_an_abandoned_edit_runs_nothing(edit: str | None) -> None:
     assert (refused.run, refused.outcome) == (False, "no")
 
 
+async def test_cancelling_the_edit_is_a_cancel_not_a_no() -> None:
+    frontend = ScriptedFrontend(answers=("edit",), edits=(EditCancelled(),))
+    cancelled = await authorize(
+        ProposedCommand("touch a"), Policy("interactive"), confirmer=frontend
+    )
+    assert (cancelled.run, cancelled.outcome) == (False, "cancel")
+
+
 async def test_a_tool_call_cannot_be_edited() -> None:
     frontend = ScriptedFrontend(answers=("edit",))
     refused = await authorize(tool_call("unknown"), Policy("interactive"), confirmer=frontend)
@@ -431,7 +532,6 @@ async def test_interactive_command_asks_with_the_classifier_verdict() -> None:
     assert granted.run and granted.verdict == classify("frobnicate --all")
 
 
-@needs_classifier
 @pytest.mark.parametrize(
     ("mode", "command", "confirm_cmd", "judged", "decision"),
     [
@@ -463,7 +563,6 @@ async def test_commands_through_the_real_classifier(
     assert authorization.run is (decision == "run")
 
 
-@needs_classifier
 async def test_user_rules_from_the_policy_reach_the_classifier() -> None:
     frontend = ScriptedFrontend(halts=("skip",))
     rules = UserRules(destructive=("make deploy*",))

@@ -2,8 +2,11 @@
 
 Every proposed action — a `CMD:` line in chat today; Norris steps, preplanned tasks and MCP
 tool calls as they land — comes here with the mode it was proposed in, and leaves as an
-`Authorization`. The classifier's verdict (computed here, with the user's rules), the second
-opinion, `auto_approve` and `confirm_cmd` meet in `decide`, which answers run, ask or halt:
+`Authorization`. The verdict is computed here, never taken from the caller: the bash
+classifier for a command, `classify_tool_call` for a tool call (its server, arguments,
+annotations and the server's trust), both with the user's rules; if either fails, the action
+counts as destructive. That verdict, the second opinion, `auto_approve` and `confirm_cmd` meet
+in `decide`, which answers run, ask or halt:
 
 - interactive: every command asks, showing its verdict; with `confirm_cmd = false` only `safe`
   commands run without asking. A tool call asks unless it is auto-approved *and* `safe` (or
@@ -15,10 +18,10 @@ opinion, `auto_approve` and `confirm_cmd` meet in `decide`, which answers run, a
 
 The second opinion is only consulted where its answer can change that decision. Asking resolves
 through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
-own command and runs as edited. A halt resolves through a `HaltPrompt` (proceed / skip / abort),
-or not at all when there is none (headless). Only this module issues `Authorization`s, and every
-executor must `redeem` one before running anything — a forged, copied, declined or already used
-one is refused.
+own command and runs as edited, and cancelling the edit (`EditCancelled`) is a cancel. A halt
+resolves through a `HaltPrompt` (proceed / skip / abort), or not at all when there is none
+(headless). Only this module issues `Authorization`s, and every executor must `redeem` one
+before running anything — a forged, copied, declined or already used one is refused.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ __all__ = [
     "Confirmer",
     "Decision",
     "Describer",
+    "EditCancelled",
     "HaltAnswer",
     "HaltPrompt",
     "Judge",
@@ -84,12 +88,15 @@ class ProposedCommand:
 
 @dataclass(frozen=True)
 class ProposedToolCall:
-    """An MCP tool call, with the verdict `safety.tool_calls.classify_tool_call` gave it."""
+    """An MCP tool call as the model asked for it, with what the gate needs to judge it: the
+    tool's annotations as its server declared them (hints, not facts) and whether the user
+    marked that server trusted. The gate computes the verdict; the caller cannot supply one."""
 
     server: str
     tool: str
     arguments: Mapping[str, Any]
-    verdict: Verdict
+    annotations: Mapping[str, Any] | None = None
+    server_trusted: bool = False
 
     @property
     def name(self) -> str:
@@ -152,9 +159,17 @@ class Confirmer(Protocol):
 
     async def confirm_command(self, command: str, verdict: Verdict) -> Answer: ...
 
-    async def edit_command(self, command: str) -> str | None: ...
+    async def edit_command(self, command: str) -> str | None:
+        """The edited line; None or blank when the edit was abandoned (counts as no). Raises
+        `EditCancelled` when the user cancelled instead."""
+        ...
 
     async def show_description(self, command: str, description: str) -> None: ...
+
+
+class EditCancelled(Exception):
+    """Raised by `Confirmer.edit_command` when the user cancels the edit (Ctrl-C): not "no" to
+    this action but "cancel" — it and the rest of the reply's proposals are not run."""
 
 
 class HaltPrompt(Protocol):
@@ -217,13 +232,26 @@ async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> 
 
 
 def _verdict(action: Action, policy: Policy) -> Verdict:
+    # A classifier bug must stop the action, not let it through.
     if isinstance(action, ProposedToolCall):
-        return action.verdict
+        from aish.safety.tool_calls import classify_tool_call
+
+        try:
+            return classify_tool_call(
+                action.server,
+                action.tool,
+                action.arguments,
+                action.annotations,
+                action.server_trusted,
+                policy.user_rules,
+            )
+        except Exception as error:
+            return Verdict("destructive", (f"the tool-call classifier failed: {error!r}",))
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:
         return classify(action.command, policy.user_rules)
-    except Exception as error:  # a classifier bug must stop the command, not let it through
+    except Exception as error:
         return Verdict("destructive", (f"the classifier failed: {error!r}",))
 
 
@@ -264,7 +292,10 @@ async def authorize(
         if answer == "edit":
             edited = None
             if isinstance(action, ProposedCommand):
-                edited = await confirmer.edit_command(action.command)
+                try:
+                    edited = await confirmer.edit_command(action.command)
+                except EditCancelled:
+                    return _issue(action, assessment, "cancel", run=False)
             if edited is None or not edited.strip():
                 return _issue(action, assessment, "no", run=False)
             # The edited line is the user's own command: it runs as typed, as theirs.

@@ -3,7 +3,8 @@
 Text streams to the terminal as it arrives; `CMD:` lines are held until complete and printed
 highlighted. Each proposed command then shows the gate's verdict (`[safe]`, `[unknown]`,
 `[destructive]` in red, with its reasons) and asks `[y]es / [e]dit / [n]o / [d]escribe` with a
-single key; edit pre-fills the line editor with the command.
+single key; edit pre-fills the line editor with the command. Ctrl-C (or Ctrl-D) at either
+question cancels: this command and the rest of the reply's proposals are not run.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from aish.agent.events import (
     Retrying,
     Status,
 )
-from aish.agent.gate import Answer, Verdict
+from aish.agent.gate import Answer, EditCancelled, Verdict
 from aish.ui.cmd_lines import CmdLineSplitter
 from aish.ui.visible_text import visible
 
@@ -154,8 +155,9 @@ class ChatView:
         _discard_typeahead()
         try:
             return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
-        except (EOFError, KeyboardInterrupt):
-            return None
+        except (EOFError, KeyboardInterrupt) as stop:
+            # As at the question itself: Ctrl-C is "cancel", not "no".
+            raise EditCancelled from stop
 
     async def show_description(self, command: str, description: str) -> None:
         self._write(visible(description).rstrip("\n") + "\n")
