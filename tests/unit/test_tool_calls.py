@@ -16,6 +16,8 @@ from aish.safety.verdict import Verdict
 READ_ONLY = {"readOnlyHint": True}
 ADDITIVE = {"readOnlyHint": False, "destructiveHint": False}
 DEFAULT = "annotation destructiveHint (default true)"
+UNTRUSTED = "untrusted server s: annotations are not trusted; MCP default destructiveHint=true"
+TOO_LARGE = "arguments too large to check"
 SAFE_CMD = "ls -la"
 RM_CMD = "rm -rf /tmp/x"
 
@@ -24,16 +26,20 @@ RM_CMD = "rm -rf /tmp/x"
 TABLE: list[tuple[str, Any, Any, bool, str, tuple[str, ...] | None]] = [
     # annotations and trust, on a tool whose name says nothing
     ("read_file", {"path": "/x"}, READ_ONLY, True, "safe", ()),
-    ("read_file", {"path": "/x"}, READ_ONLY, False, "unknown",
-     ("annotation readOnlyHint from untrusted server s",)),
+    ("read_file", {"path": "/x"}, READ_ONLY, False, "destructive", (UNTRUSTED,)),
     ("read_file", {"path": "/x"}, None, True, "destructive", (DEFAULT,)),
-    ("read_file", {"path": "/x"}, None, False, "destructive", (DEFAULT,)),
+    ("read_file", {"path": "/x"}, None, False, "destructive", (UNTRUSTED,)),
     ("read_file", {"path": "/x"}, {}, True, "destructive", (DEFAULT,)),
     ("read_file", {}, {"readOnlyHint": False}, True, "destructive", (DEFAULT,)),
     ("read_file", {}, ADDITIVE, True, "unknown",
      ("annotation destructiveHint false (additive updates)",)),
-    ("read_file", {}, {"destructiveHint": False}, False, "unknown",
-     ("annotation destructiveHint false (additive updates)",)),
+    # an untrusted server's annotations count for nothing, whatever they say or however odd
+    ("read_file", {}, {"destructiveHint": False}, False, "destructive", (UNTRUSTED,)),
+    ("read_file", {}, ADDITIVE, False, "destructive", (UNTRUSTED,)),
+    ("read_file", {}, {"readOnlyHint": True, "destructiveHint": False}, False, "destructive",
+     (UNTRUSTED,)),
+    ("read_file", {}, {"readOnlyHint": "yes"}, False, "destructive", (UNTRUSTED,)),
+    ("read_file", {}, ["readOnlyHint"], False, "destructive", (UNTRUSTED,)),
     ("read_file", {}, {"destructiveHint": True}, True, "destructive",
      ("annotation destructiveHint",)),
     # destructiveHint only means something when the tool is not read-only
@@ -49,7 +55,7 @@ TABLE: list[tuple[str, Any, Any, bool, str, tuple[str, ...] | None]] = [
     ("write_file", {"path": "/x", "content": "hi"}, READ_ONLY, True, "unknown",
      ("tool s__write_file writes files",)),
     ("write_file", {"path": "/x"}, None, False, "destructive",
-     (DEFAULT, "tool s__write_file writes files")),
+     (UNTRUSTED, "tool s__write_file writes files")),
     ("edit_file", {"path": "/x", "edits": []}, ADDITIVE, True, "unknown",
      ("annotation destructiveHint false (additive updates)", "tool s__edit_file edits files")),
     ("writeFile", {"path": "/x"}, READ_ONLY, True, "unknown", ("tool s__writeFile writes files",)),
@@ -79,9 +85,9 @@ TABLE: list[tuple[str, Any, Any, bool, str, tuple[str, ...] | None]] = [
     # shell-like tools: the command is classified; a trusted server's hint gives way to it
     ("run_command", {"command": SAFE_CMD}, None, True, "safe", ()),
     ("run_command", {"command": SAFE_CMD}, {"destructiveHint": True}, True, "safe", ()),
-    ("run_command", {"command": SAFE_CMD}, None, False, "destructive", (DEFAULT,)),
-    ("run_command", {"command": SAFE_CMD}, READ_ONLY, False, "unknown",
-     ("annotation readOnlyHint from untrusted server s",)),
+    ("run_command", {"command": SAFE_CMD}, None, False, "destructive", (UNTRUSTED,)),
+    ("run_command", {"command": SAFE_CMD}, READ_ONLY, False, "destructive", (UNTRUSTED,)),
+    ("run_command", {"command": SAFE_CMD}, ADDITIVE, False, "destructive", (UNTRUSTED,)),
     ("run_command", {"command": RM_CMD}, READ_ONLY, True, "destructive", None),
     ("run_command", {"command": RM_CMD}, None, False, "destructive", None),
     ("shell", {"command": ["rm", "-rf", "/tmp/x"]}, None, True, "destructive", None),
@@ -93,6 +99,60 @@ TABLE: list[tuple[str, Any, Any, bool, str, tuple[str, ...] | None]] = [
     ("run_commands", {"commands": [SAFE_CMD, RM_CMD]}, None, True, "destructive", None),
     ("execute", {"language": "bash", "code": RM_CMD}, None, True, "destructive", None),
     ("shell", {"request": {"steps": [{"command": RM_CMD}]}}, None, True, "destructive", None),
+    # a trusted shell tool: only the command and inert arguments leave it to the command
+    ("run_command", {"command": SAFE_CMD, "cwd": "/", "timeout": 30, "description": "list"},
+     None, True, "safe", ()),
+    ("shell", {"command": ["ls", "-la"], "workdir": "/tmp", "timeout_ms": 1000.5,
+               "justification": "look", "env": None}, None, True, "safe", ()),
+    ("bash", {"language": "bash", "code": SAFE_CMD}, None, True, "safe", ()),
+    ("run_command", {"command": SAFE_CMD, "cwd": RM_CMD}, None, True, "safe", ()),
+    ("run_command", {"command": "ls", "env": {"BASH_ENV": "/tmp/evil"}}, None, True, "unknown",
+     ("argument env of a shell tool is not checked",)),
+    ("run_command", {"cmd": "ls", "stdin": "rm -rf ~"}, None, True, "unknown",
+     ("argument stdin of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "cwd": ["/"]}, None, True, "unknown",
+     ("argument cwd of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "timeout": True}, None, True, "unknown",
+     ("argument timeout of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "description": {"x": 1}}, None, True, "unknown",
+     ("argument description of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "language": "python"}, None, True, "unknown",
+     ("argument language of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "code": "import os"}, None, True, "unknown",
+     ("argument code of a shell tool is not checked",)),
+    ("run_command", {"command": "ls", "run_in_background": True, "sandbox": False},
+     None, True, "unknown", ("argument run_in_background of a shell tool is not checked",
+                             "argument sandbox of a shell tool is not checked")),
+    ("run_command", {"command": "ls", **{f"k{i}": 1 for i in range(10)}}, None, True, "unknown",
+     (*(f"argument k{i} of a shell tool is not checked" for i in range(8)),
+      "2 more arguments of a shell tool are not checked")),
+    ("shell", {"request": {"command": "ls"}}, None, True, "unknown",
+     ("argument request of a shell tool is not checked",)),
+    ("shell", {"command": {"command": "ls"}}, None, True, "unknown",
+     ("argument command of a shell tool is not checked",)),
+    ("run_commands", {"commands": [{"command": "ls", "env": {"X": "1"}}]}, None, True, "unknown",
+     ("argument env of a shell tool is not checked",)),
+    ("run_commands", {"commands": [{"command": "ls", "cwd": "/"}, "pwd"]}, None, True, "safe", ()),
+    # args of a shape that is not a list of words
+    ("exec", {"cmd": "ls", "args": {"a": "-la"}}, None, True, "unknown",
+     ("argument args is not a list of words",)),
+    ("exec", {"cmd": "find", "args": {"a": ". -delete"}}, None, True, "unknown",
+     ("argument args is not a list of words",)),
+    ("exec", {"args": {"a": "ls"}}, READ_ONLY, True, "unknown",
+     ("argument args is not a list of words", "tool s__exec runs commands")),
+    ("start_process", {"command": "ls", "argv": {"a": 1}}, READ_ONLY, True, "unknown",
+     ("tool s__start_process starts (by its name)", "argument argv is not a list of words")),
+    # a name that differs only in case or `_`, or a second argv: every reading is checked
+    ("run_command", {"command": SAFE_CMD, "Command": RM_CMD}, None, True, "destructive", None),
+    ("run_command", {"COMMAND": RM_CMD, "command": SAFE_CMD}, None, True, "destructive", None),
+    ("exec", {"cmd": "find", "args": ["."], "argv": [".", "-delete"]}, None, True, "destructive",
+     None),
+    ("run_command", {"command": None, "args": ["rm", "-rf", "/tmp/x"]}, None, True, "destructive",
+     None),
+    # what lies beyond the bounds of the walk is not checked
+    ("get_x", {"items": list(range(3000))}, READ_ONLY, True, "unknown", (TOO_LARGE,)),
+    ("run_command", {"command": ["ls", *["-la"] * 3000]}, READ_ONLY, True, "unknown",
+     (TOO_LARGE, "tool s__run_command runs commands")),
     # a shell tool without a command key: any text may be the command
     ("shell", {"input": SAFE_CMD}, None, True, "destructive",
      (DEFAULT, "tool s__shell runs commands")),
@@ -136,11 +196,16 @@ def test_command_reasons_are_the_classifiers_with_a_prefix() -> None:
 
 
 def test_every_reason_is_named_worst_first() -> None:
-    verdict = classify_tool_call("fs", "write_file", {"path": "/x"}, {"readOnlyHint": "no"}, False)
+    verdict = classify_tool_call("fs", "write_file", {"path": "/x"}, {"readOnlyHint": "no"}, True)
     assert verdict.level == "destructive"
     assert verdict.reasons == (
         DEFAULT,
         "annotation readOnlyHint is not a boolean; ignored",
+        "tool fs__write_file writes files",
+    )
+    verdict = classify_tool_call("fs", "write_file", {"path": "/x"}, {"readOnlyHint": "no"}, False)
+    assert verdict.reasons == (
+        "untrusted server fs: annotations are not trusted; MCP default destructiveHint=true",
         "tool fs__write_file writes files",
     )
 
@@ -152,8 +217,9 @@ def test_user_rules_reach_the_classifier() -> None:
 
 
 def test_trust_means_exactly_true() -> None:
-    verdict = classify_tool_call("s", "read_file", {}, READ_ONLY, 1)  # type: ignore[arg-type]
-    assert verdict.level == "unknown"
+    for trusted in (1, "yes", None):
+        verdict = classify_tool_call("s", "read_file", {}, READ_ONLY, trusted)  # type: ignore[arg-type]
+        assert verdict == Verdict("destructive", (UNTRUSTED,))
 
 
 def test_names_in_reasons_are_printable_and_short() -> None:
@@ -168,7 +234,12 @@ def test_deep_and_wide_arguments_are_bounded() -> None:
     for _ in range(10_000):
         deep = {"a": [deep]}
     verdict = classify_tool_call("s", "shell", deep, READ_ONLY, True)
-    assert verdict == Verdict("unknown", ("tool s__shell runs commands",))  # out of reach
+    assert verdict == Verdict("unknown", (TOO_LARGE, "tool s__shell runs commands"))
+    deep = {"command": SAFE_CMD}
+    for _ in range(20):
+        deep = {"a": [deep]}
+    verdict = classify_tool_call("s", "get_x", {"q": deep}, READ_ONLY, True)
+    assert verdict == Verdict("unknown", (TOO_LARGE,))  # the command is out of reach
     wide = {"commands": [SAFE_CMD] * 5000}
     assert classify_tool_call("s", "shell", wide, None, True).level != "safe"
 
@@ -212,7 +283,7 @@ def test_any_json_gives_a_verdict(
     assert all(isinstance(r, str) and r for r in verdict.reasons)
     assert (verdict.level == "safe") == (not verdict.reasons)
     if not trusted:
-        assert verdict.level != "safe"  # no hint from an untrusted server makes a call safe
+        assert verdict.level == "destructive"  # an untrusted server's hints count for nothing
 
 
 @settings(max_examples=100, deadline=None)
@@ -230,3 +301,73 @@ def test_never_lower_than_the_command(command: str, annotations: Any, trusted: b
     verdict = classify_tool_call("s", "run_command", {"command": command}, annotations, trusted)
     rank = LEVELS.index
     assert rank(verdict.level) >= rank(classify(command).level)
+
+
+@settings(max_examples=100, deadline=None)
+@given(TOOLS, JSON, HINTS)
+def test_an_untrusted_servers_hints_count_for_nothing(
+    tool: str, arguments: Any, annotations: Any
+) -> None:
+    verdict = classify_tool_call("s", tool, arguments, annotations, False)
+    assert verdict == classify_tool_call("s", tool, arguments, None, False)
+    assert verdict.level == "destructive"
+    assert verdict.reasons[0] == UNTRUSTED
+
+
+# Keys a shell tool may have besides its command without a note (normalised: lower, no `_`).
+_COMMAND_OR_INERT = (
+    "command cmd commandline cmdline shellcommand bashcommand script shellscript bashscript "
+    "commands cmds scripts args argv arguments code source language lang timeout timeoutms "
+    "timeoutsec timeoutsecs timeoutseconds description desc title reason justification "
+    "explanation purpose comment cwd workdir workingdir workingdirectory directory"
+)
+COMMAND_OR_INERT = set(_COMMAND_OR_INERT.split())
+EXTRA_KEYS = st.sampled_from(["env", "stdin", "input", "shell", "sandbox", "user", "runAs"]) | (
+    st.from_regex(r"[a-z]{1,10}", fullmatch=True).filter(lambda k: k not in COMMAND_OR_INERT)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["run_command", "shell", "exec", "bash", "execute_command"]),
+    st.sampled_from(["command", "cmd", "script"]),
+    EXTRA_KEYS,
+    JSON.filter(lambda v: v is not None),
+    HINTS,
+)
+def test_a_shell_tools_other_arguments_are_never_safe(
+    tool: str, key: str, extra: str, value: Any, annotations: Any
+) -> None:
+    arguments = {key: SAFE_CMD, extra: value}
+    verdict = classify_tool_call("s", tool, arguments, annotations, True)
+    assert verdict.level != "safe"
+    assert f"argument {extra} of a shell tool is not checked" in verdict.reasons
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), JSON, max_size=4), HINTS)
+def test_args_as_an_object_is_never_safe(args: dict[str, Any], annotations: Any) -> None:
+    verdict = classify_tool_call("s", "exec", {"cmd": "ls", "args": args}, annotations, True)
+    assert verdict.level != "safe"
+    assert "argument args is not a list of words" in verdict.reasons
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 40), st.lists(st.sampled_from(["a", "b", "steps"]), min_size=1, max_size=3))
+def test_a_command_at_any_depth_is_never_safe(depth: int, keys: list[str]) -> None:
+    nested: Any = {"command": RM_CMD}
+    for i in range(depth):
+        nested = {keys[i % len(keys)]: [nested]}
+    for tool in ("get_x", "shell"):
+        verdict = classify_tool_call("s", tool, {"q": nested}, READ_ONLY, True)
+        assert verdict.level != "safe"
+
+
+class _Hostile(dict[str, Any]):
+    def items(self) -> Any:
+        raise RuntimeError("no")
+
+
+def test_a_bug_while_reading_arguments_is_destructive() -> None:
+    verdict = classify_tool_call("s", "shell", _Hostile(command="ls"), READ_ONLY, True)
+    assert verdict == Verdict("destructive", ("tool call: could not be checked",))

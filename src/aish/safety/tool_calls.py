@@ -1,29 +1,30 @@
 """Verdicts on MCP tool calls: the server's annotations, the tool's name, the commands inside.
 
-MCP annotations are hints from a server that may not deserve trust, and their defaults assume
-the worst (`readOnlyHint` false, `destructiveHint` true). So a call is judged on three things,
-each a part of the verdict:
+MCP annotations are hints, and the MCP spec says a client should never decide anything on
+annotations from a server it does not trust. So a call is judged on three things, each a part
+of the verdict:
 
-- **annotations**: `readOnlyHint: true` is `safe` only from a server the user marked trusted;
-  from any other server it is `unknown` at best (the MCP spec: never decide on annotations from
-  an untrusted server; `unknown` still asks, or gets a second opinion, it never runs unseen).
-  Otherwise `destructiveHint` (default true) is `destructive`; `destructiveHint: false` says the
-  tool only adds, which is `unknown`. A hint of the wrong type counts as absent.
-- **the name**: a delete-ish verb (`delete_file`, `kill_process`) is `destructive`; a write-ish
-  one (`write_file`, `create_*`, `move_*`) is at least `unknown`; running code is `unknown`.
-  Names never lower a verdict.
+- **annotations**: from a server the user did not mark trusted they count for nothing, and the
+  spec's defaults hold (`destructiveHint` true): every tool of such a server is `destructive`,
+  whatever it says about itself. From a trusted server, `readOnlyHint: true` is `safe`,
+  `destructiveHint: false` (the tool only adds) is `unknown`, anything else is `destructive`.
+  A hint of the wrong type counts as absent.
+- **the name** (`tool_names`): a delete-ish verb is `destructive`, a write-ish one `unknown`.
 - **commands**: a string under a command-like key (`command`, `cmd`, `script`, with `args`) is
   checked by the bash classifier. A tool whose name says it runs commands (`*shell*`, `*exec*`,
   `run_*`) but has no such key has every string argument checked, and is `unknown` at least.
 
-The verdict is the worst part; its reasons name every rule that raised any part, worst first.
+Names and commands never lower a verdict; the verdict is the worst part, and its reasons name
+every rule that raised any part, worst first.
 
 One exception to "worst of all parts": a shell-like tool from a *trusted* server whose command
 was found. Its `destructiveHint` (given or by default) describes every command the tool could
 run; the classifier judges the one it will run, so that verdict replaces the hint (a trusted
-`run_command` with `ls` is as safe as typing `ls`). From an untrusted server the hint stays: what
-such a server does with the command is not known, so `ls` through its unannotated shell tool is
-`destructive`.
+`run_command` with `ls` is as safe as typing `ls`). That holds only for the command alone: any
+other argument of such a tool (`env`, `stdin`, an object where a word list belongs) could change
+what runs, so it makes the call `unknown` at least. Only a timeout, a note (`description`) and a
+working directory are inert: a read-only command stays read-only wherever it runs, and a command
+that is not read-only is not `safe` anyway. An argument tree too large to read whole is `unknown`.
 
 Pure, no I/O, never raises: arguments and annotations may have any JSON shape.
 """
@@ -33,104 +34,28 @@ from __future__ import annotations
 import re
 import shlex
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from itertools import islice
+from collections.abc import Mapping, Sequence
+from itertools import islice, product
 
 from aish.safety.classifier import classify
+from aish.safety.tool_names import name_parts, name_words, shell_named
 from aish.safety.user_rules import UserRules
 from aish.safety.verdict import SAFE, Level, Verdict, worst
 
 __all__ = ["classify_tool_call"]
 
 # Bounds on how much of an argument tree is read: a call is judged in microseconds, whatever
-# the model sends.
+# the model sends. What lies beyond them is not checked, so it makes the call `unknown`.
 _MAX_DEPTH = 12
 _MAX_NODES = 2000
 _MAX_COMMANDS = 32
+_MAX_NAMED = 8
 _LABEL_LIMIT = 80
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
-
-# Words in a tool's name. Matching is on whole words of the name (`write_file`, `writeFile`,
-# `fs.write` all contain `write`), so `undelete` is not `delete`.
-_DELETES = {
-    "delete": "deletes",
-    "del": "deletes",
-    "remove": "removes",
-    "rm": "removes",
-    "rmdir": "removes",
-    "unlink": "deletes",
-    "erase": "erases",
-    "destroy": "destroys",
-    "drop": "drops",
-    "purge": "purges",
-    "prune": "prunes",
-    "wipe": "wipes",
-    "clear": "clears",
-    "truncate": "truncates",
-    "shred": "shreds",
-    "overwrite": "overwrites",
-    "kill": "kills",
-    "terminate": "terminates",
-    "uninstall": "uninstalls",
-    "revoke": "revokes",
-}
-_WRITES = {
-    "write": "writes",
-    "edit": "edits",
-    "create": "creates",
-    "mkdir": "creates",
-    "touch": "touches",
-    "move": "moves",
-    "mv": "moves",
-    "rename": "renames",
-    "copy": "copies",
-    "cp": "copies",
-    "append": "appends to",
-    "update": "updates",
-    "put": "puts",
-    "upload": "uploads",
-    "save": "saves",
-    "patch": "patches",
-    "replace": "replaces",
-    "insert": "inserts",
-    "set": "sets",
-    "modify": "modifies",
-    "apply": "applies",
-    "chmod": "changes the mode of",
-    "chown": "changes the owner of",
-    "init": "initialises",
-    "commit": "commits",
-    "push": "pushes",
-    "merge": "merges",
-    "reset": "resets",
-    "restore": "restores",
-    "checkout": "checks out",
-    "send": "sends",
-    "publish": "publishes",
-    "install": "installs",
-    "upgrade": "upgrades",
-    "deploy": "deploys",
-    "start": "starts",
-    "stop": "stops",
-    "restart": "restarts",
-}
-# A name that starts with one of these reads: `get_commit`, `list_updates` name a thing, not
-# an act. Delete-ish words still count after them.
-_READ_VERBS = _words(
-    "get list read search find show view describe fetch count check inspect lookup browse stat "
-    "status diff log preview explain validate"
-)
-_FILE_WORDS = _words("file dir directory folder path fs filesystem")
-# A name with one of these runs shell commands whatever else it says.
-_SHELL_WORDS = _words("shell bash sh zsh terminal command cmd subprocess powershell pwsh script")
-# These run *something*; shell commands unless the name says it is code or data.
-_RUN_WORDS = _words("exec execute run eval spawn")
-_CODE_WORDS = _words("python py node javascript js typescript ruby perl code notebook jupyter repl")
-_DATA_WORDS = _words("sql query database db graphql http request api search test workflow job")
 
 # Argument keys (lower case, without `_`, `-` or spaces) that hold a command line.
 _COMMAND_KEYS = _words(
@@ -141,16 +66,30 @@ _ARGV_KEYS = _words("args argv arguments")
 _CODE_KEYS = _words("code source")
 _LANGUAGE_KEYS = _words("language lang")
 _SHELL_LANGUAGES = _words("bash sh shell zsh")
+# A shell tool's arguments that cannot change what runs: how long it may take, why it runs, and
+# where (a working directory does not make a read-only command write).
+_TIMEOUT_KEYS = _words("timeout timeoutms timeoutsec timeoutsecs timeoutseconds")
+_NOTE_KEYS = _words("description desc title reason justification explanation purpose comment")
+_CWD_KEYS = _words("cwd workdir workingdir workingdirectory directory")
 _PATH_KEYS = _words(
     "path paths file files filename filepath source destination dest src dst target "
     "directory dir folder oldpath newpath"
 )
 _PATH_PREFIXES = ("/", "~", "./", "../")
 
-_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # Control characters, surrogates and bidirectional overrides: a server's name must not
 # restyle or reorder the line it is shown on.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+_NOT_TEXT = "a command argument is not text"
+_TOO_LARGE = "arguments too large to check"
+_TOO_MANY = f"more than {_MAX_COMMANDS} commands; not all checked"
+
+# One value in the argument tree: the normalised key it sits under (a list's items sit under
+# the list's key), the value, and for an object the entries that were read: (key, normalised
+# key, value).
+_Entry = tuple[object, str, object]
+_Node = tuple[str, object, tuple[_Entry, ...]]
 
 
 def classify_tool_call(
@@ -162,27 +101,40 @@ def classify_tool_call(
     user_rules: UserRules | None = None,
 ) -> Verdict:
     """The verdict on calling `tool` of `server` with `arguments`. Pure; never raises."""
+    try:
+        return _classify(server, tool, arguments, annotations, server_trusted is True, user_rules)
+    except Exception:  # a bug here must not let the call through, nor crash the gate
+        return Verdict("destructive", ("tool call: could not be checked",))
+
+
+def _classify(
+    server: object,
+    tool: object,
+    given: object,  # typed as a mapping by the caller, but it comes from a model: check it
+    annotations: object,
+    trusted: bool,  # anything but an explicit yes is no
+    user_rules: UserRules | None,
+) -> Verdict:
     label = _label(server, tool)
-    name = _name_words(tool)
-    words = frozenset(name)
-    shell_named = _shell_named(words)
-    trusted = server_trusted is True  # anything but an explicit yes is no
-    given: object = arguments  # typed as an object, but it comes from a model: check it
-    nodes = list(_nodes(given))
-    commands, odd = _commands(nodes, shell_named=shell_named)
-    replaced = trusted and shell_named and bool(commands)
+    name = name_words(tool)
+    shell = shell_named(frozenset(name))
+    nodes, cut = _nodes(given)
+    commands, notes = _commands(nodes, shell=shell)
 
     parts = [
-        _annotation_part(annotations, server, trusted, hint_replaced=replaced),
-        *_name_parts(label, name, _has_path(nodes)),
+        _annotation_part(annotations, server, trusted, hint_replaced=shell and bool(commands)),
+        *name_parts(label, name, _has_path(nodes)),
     ]
     if not isinstance(given, Mapping):
-        parts.append(Verdict("unknown", ("tool arguments are not an object",)))
-    if odd:
-        parts.append(Verdict("unknown", ("a command argument is not text",)))
+        notes.insert(0, "tool arguments are not an object")
+    if cut:
+        notes.append(_TOO_LARGE)
+    parts += [Verdict("unknown", (note,)) for note in notes]
     if commands:
         parts.append(_commands_part(commands, user_rules))
-    elif shell_named:
+        if shell:
+            parts += [Verdict("unknown", (note,)) for note in _loose(nodes)]
+    elif shell:
         parts.append(_unkeyed_part(label, nodes, user_rules))
     return _combine(parts)
 
@@ -193,21 +145,21 @@ def classify_tool_call(
 def _annotation_part(
     annotations: object, server: object, trusted: bool, *, hint_replaced: bool
 ) -> Verdict:
+    if not trusted:
+        return Verdict(
+            "destructive",
+            (
+                f"untrusted server {_printable(server)}: annotations are not trusted; "
+                "MCP default destructiveHint=true",
+            ),
+        )
     notes: list[str] = []
     hints: Mapping[object, object] = {}
     if isinstance(annotations, Mapping):
         hints = annotations
     elif annotations is not None:
         notes.append("annotations are not an object; ignored")
-    read_only = _hint(hints, "readOnlyHint", notes)
-    if read_only:
-        if trusted:
-            return SAFE
-        server_label = _printable(server)
-        return Verdict(
-            "unknown", (f"annotation readOnlyHint from untrusted server {server_label}", *notes)
-        )
-    if hint_replaced:
+    if _hint(hints, "readOnlyHint", notes) or hint_replaced:
         return SAFE
     destructive = _hint(hints, "destructiveHint", notes)
     if destructive is None:
@@ -228,61 +180,32 @@ def _hint(hints: Mapping[object, object], key: str, notes: list[str]) -> bool | 
     return None
 
 
-# ---- the tool's name -------------------------------------------------------------------------
-
-
-def _name_words(tool: object) -> tuple[str, ...]:
-    """The words of a tool's name in order, lower case; a plural counts as its singular too
-    (`commands`, `kills`, `files`)."""
-    words = [w.lower() for w in _NAME_WORD.findall(tool if isinstance(tool, str) else "")]
-    return tuple(words) + tuple(w[:-1] for w in words if len(w) > 3 and w.endswith("s"))
-
-
-def _shell_named(words: frozenset[str]) -> bool:
-    if words & _SHELL_WORDS:
-        return True
-    return bool(words & _RUN_WORDS) and not words & (_CODE_WORDS | _DATA_WORDS)
-
-
-def _name_parts(label: str, name: tuple[str, ...], path_argument: bool) -> list[Verdict]:
-    words = frozenset(name)
-    files = " files" if path_argument or words & _FILE_WORDS else " (by its name)"
-    parts = [
-        Verdict("destructive", (f"tool {label} {_DELETES[w]}{files}",))
-        for w in sorted(_DELETES.keys() & words)
-    ]
-    if not (name and name[0] in _READ_VERBS):
-        parts += [
-            Verdict("unknown", (f"tool {label} {_WRITES[w]}{files}",))
-            for w in sorted(_WRITES.keys() & words)
-        ]
-    if words & _RUN_WORDS and words & _CODE_WORDS:
-        parts.append(Verdict("unknown", (f"tool {label} runs code",)))
-    return parts
-
-
 # ---- arguments -------------------------------------------------------------------------------
 
 
-def _nodes(value: object) -> Iterator[tuple[str, object]]:
-    """Every value in the argument tree with the normalised key it sits under (a list's items
-    sit under the list's key), breadth first, bounded in depth and count."""
+def _nodes(value: object) -> tuple[list[_Node], bool]:
+    """Every value in the argument tree, breadth first, bounded in depth and count; and
+    whether a bound left part of the tree unread."""
+    nodes: list[_Node] = []
+    cut = False
     queue: deque[tuple[str, object, int]] = deque([("", value, 0)])
     queued = 1
     while queue:
         key, node, depth = queue.popleft()
-        yield key, node
-        room = _MAX_NODES - queued  # what is queued is read: never queue more than the bound
-        if depth >= _MAX_DEPTH or room <= 0:
+        if not isinstance(node, (Mapping, list, tuple)):
+            nodes.append((key, node, ()))
             continue
+        room = 0 if depth >= _MAX_DEPTH else _MAX_NODES - queued  # never queue more than is read
         if isinstance(node, Mapping):
-            children = [(_key(k), v) for k, v in islice(node.items(), room)]
-        elif isinstance(node, (list, tuple)):
-            children = [(key, v) for v in islice(node, room)]
+            entries = tuple((k, _key(k), v) for k, v in islice(node.items(), room))
+            children = [(k, v) for _, k, v in entries]
         else:
-            continue
+            entries, children = (), [(key, v) for v in islice(node, room)]
+        cut = cut or len(children) < len(node)
+        nodes.append((key, node, entries))
         queue.extend((k, v, depth + 1) for k, v in children)
         queued += len(children)
+    return nodes, cut
 
 
 def _key(key: object) -> str:
@@ -290,53 +213,66 @@ def _key(key: object) -> str:
     return re.sub(r"[\s_\-]", "", text).lower()
 
 
-def _commands(nodes: list[tuple[str, object]], *, shell_named: bool) -> tuple[list[str], bool]:
-    """The command lines found in the arguments, and whether a command key held something
-    that is not text."""
+def _commands(nodes: list[_Node], *, shell: bool) -> tuple[list[str], list[str]]:
+    """The command lines found in the arguments (no more than one past the bound), and notes
+    on command arguments of the wrong shape."""
     found: list[str] = []
-    odd = False
-    for _, node in nodes:
-        if not isinstance(node, Mapping):
-            continue
-        keyed = {_key(k): v for k, v in node.items()}
-        argv = next((keyed[k] for k in sorted(_ARGV_KEYS) if k in keyed), None)
-        heads = [keyed[k] for k in sorted(_COMMAND_KEYS) if k in keyed]
-        if not heads and shell_named:
-            heads, argv = [argv], None  # a shell tool's `args` alone is the whole argv
-        for head in heads:
-            line, bad = _command_line(head, argv)
-            found += line
-            odd = odd or bad
-        for key in _COMMAND_LIST_KEYS & keyed.keys():
-            items = keyed[key]
-            for item in items if isinstance(items, (list, tuple)) else [items]:
+    notes: list[str] = []
+
+    def add(lines: list[str], note: str | None) -> None:
+        found.extend(line for line in lines if line.strip())
+        if note and note not in notes:
+            notes.append(note)
+
+    for _, _, entries in nodes:
+        if len(found) > _MAX_COMMANDS:
+            break
+        heads = [(k, v) for k, n, v in entries if n in _COMMAND_KEYS and v is not None]
+        argvs = [(k, v) for k, n, v in entries if n in _ARGV_KEYS and v is not None]
+        if not heads and shell:
+            heads, argvs = argvs, []  # a shell tool's `args` alone is the whole argv
+            add([], next((_shape(k) for k, v in heads if isinstance(v, Mapping)), None))
+        if len(heads) > _MAX_COMMANDS or len(argvs) > _MAX_COMMANDS:
+            add([], _TOO_MANY)  # each head with each argv: keep the pairs few
+        for (_, head), argv in product(
+            heads[:_MAX_COMMANDS], argvs[:_MAX_COMMANDS] or [(None, None)]
+        ):
+            add(*_command_line(head, *argv))
+        for items in (v for _, n, v in entries if n in _COMMAND_LIST_KEYS):
+            for item in islice(items, _MAX_NODES) if isinstance(items, (list, tuple)) else [items]:
                 if isinstance(item, str):
-                    found.append(item)
+                    add([item], None)
                 elif isinstance(item, (list, tuple)):
-                    line, bad = _command_line(item, None)
-                    found += line
-                    odd = odd or bad
+                    add(*_command_line(item, None, None))
                 elif item is not None and not isinstance(item, Mapping):
-                    odd = True
-        language = next((keyed[k] for k in _LANGUAGE_KEYS if k in keyed), None)
-        if isinstance(language, str) and language.strip().lower() in _SHELL_LANGUAGES:
-            found += [c for k in _CODE_KEYS if isinstance(c := keyed.get(k), str)]
-    return [c for c in found if c.strip()], odd
+                    add([], _NOT_TEXT)
+        if any(n in _LANGUAGE_KEYS and _shell_language(v) for _, n, v in entries):
+            add([v for _, n, v in entries if n in _CODE_KEYS and isinstance(v, str)], None)
+    return found, notes
 
 
-def _command_line(command: object, argv: object) -> tuple[list[str], bool]:
-    """`command` (text or an argv list) with `argv` appended; ([], True) when not text."""
-    if command is None or isinstance(command, Mapping):
-        return [], False  # nothing here, or a nested object the walk visits on its own
+def _command_line(command: object, argv_key: object, argv: object) -> tuple[list[str], str | None]:
+    """`command` (text or an argv list) with `argv` appended, and a note when either is not
+    of a shape that can be read as words."""
+    if isinstance(command, Mapping):
+        return [], None  # a nested object the walk visits on its own
+    if any(isinstance(v, (list, tuple)) and len(v) > _MAX_NODES for v in (command, argv)):
+        return [], _TOO_LARGE
     head = _argv_text(command) if isinstance(command, (list, tuple)) else command
     if not isinstance(head, str):
-        return [], True
-    if argv is None or isinstance(argv, Mapping):
-        return [head], False
+        return [], _NOT_TEXT
+    if argv is None:
+        return [head], None
+    if isinstance(argv, Mapping):
+        return [head], _shape(argv_key)
     tail = _argv_text(argv) if isinstance(argv, (list, tuple)) else argv
     if not isinstance(tail, str):
-        return [head], True
-    return [f"{head} {tail}"], False
+        return [head], _NOT_TEXT
+    return [f"{head} {tail}"], None
+
+
+def _shape(key: object) -> str:
+    return f"argument {_printable(key)} is not a list of words"
 
 
 def _argv_text(items: Sequence[object]) -> str | None:
@@ -349,10 +285,52 @@ def _argv_text(items: Sequence[object]) -> str | None:
     return shlex.join(words)
 
 
-def _has_path(nodes: list[tuple[str, object]]) -> bool:
+def _shell_language(value: object) -> bool:
+    return isinstance(value, str) and value.strip().lower() in _SHELL_LANGUAGES
+
+
+def _loose(nodes: list[_Node]) -> list[str]:
+    """Notes naming every argument of a shell tool (at the top, or in an object in a list of
+    commands) that is neither part of its command nor inert: what the tool does with it is not
+    known."""
+    names: list[str] = []
+    for key, _, entries in nodes:
+        if key and key not in _COMMAND_LIST_KEYS:
+            continue  # inside an argument that has a note of its own
+        shell_code = any(n in _LANGUAGE_KEYS and _shell_language(v) for _, n, v in entries)
+        names += [
+            _printable(k)
+            for k, n, v in entries
+            if not _part_of_command(n, v, shell_code) and not _inert(n, v)
+        ]
+    notes = [f"argument {name} of a shell tool is not checked" for name in names[:_MAX_NAMED]]
+    if len(names) > _MAX_NAMED:
+        notes.append(f"{len(names) - _MAX_NAMED} more arguments of a shell tool are not checked")
+    return notes
+
+
+def _part_of_command(key: str, value: object, shell_code: bool) -> bool:
+    if key in _COMMAND_KEYS:
+        return not isinstance(value, Mapping)  # an object where a command belongs is not one
+    if key in _COMMAND_LIST_KEYS or key in _ARGV_KEYS:
+        return True  # any other shape has a note of its own
+    if key in _LANGUAGE_KEYS:
+        return _shell_language(value)
+    return key in _CODE_KEYS and shell_code and isinstance(value, str)
+
+
+def _inert(key: str, value: object) -> bool:
+    if value is None:
+        return True  # as if not given
+    if key in _TIMEOUT_KEYS:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (key in _NOTE_KEYS or key in _CWD_KEYS) and isinstance(value, str)
+
+
+def _has_path(nodes: list[_Node]) -> bool:
     return any(
         isinstance(value, str) and value and (key in _PATH_KEYS or value.startswith(_PATH_PREFIXES))
-        for key, value in nodes
+        for key, value, _ in nodes
     )
 
 
@@ -362,13 +340,13 @@ def _has_path(nodes: list[tuple[str, object]]) -> bool:
 def _commands_part(commands: list[str], user_rules: UserRules | None) -> Verdict:
     parts = [_check(c, user_rules) for c in commands[:_MAX_COMMANDS]]
     if len(commands) > _MAX_COMMANDS:
-        parts.append(Verdict("unknown", (f"more than {_MAX_COMMANDS} commands; not all checked",)))
+        parts.append(Verdict("unknown", (_TOO_MANY,)))
     return _combine(parts)
 
 
-def _unkeyed_part(label: str, nodes: list[tuple[str, object]], rules: UserRules | None) -> Verdict:
+def _unkeyed_part(label: str, nodes: list[_Node], rules: UserRules | None) -> Verdict:
     """A tool that runs commands, with none under a key that says so: any text may be one."""
-    texts = [v for _, v in nodes if isinstance(v, str) and v.strip()][:_MAX_COMMANDS]
+    texts = [v for _, v, _ in nodes if isinstance(v, str) and v.strip()][:_MAX_COMMANDS]
     found = [v for v in (_check(t, rules) for t in texts) if v.level == "destructive"]
     return _combine([Verdict("unknown", (f"tool {label} runs commands",)), *found])
 
