@@ -14,22 +14,18 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.events import AgentEvent, Status
+from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.agent.gate import Answer, Authorization
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import CommandRun, Conversation
-from aish.llm.types import ModelTarget
+from aish.conversation.system_prompt import PromptFacts, render_system_prompt
+from aish.llm.types import Message, ModelTarget
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
 from aish_testllm.prefix import serialise_prompt
 
 from ..conftest import ServeFn
-
-# The real classifier landed separately; until then (a stub answering `unknown`) these wait.
-needs_classifier = pytest.mark.skipif(
-    classify("ls").level != "safe", reason="the safety classifier is still a stub"
-)
 
 
 class Frontend:
@@ -75,9 +71,16 @@ class Shell:
 
 
 def turn(
-    url: str, frontend: Frontend, *, confirm_cmd: bool = True, log: list[Any] | None = None
+    url: str,
+    frontend: Frontend,
+    *,
+    confirm_cmd: bool = True,
+    log: list[Any] | None = None,
+    policy: gate.Policy | None = None,
+    second_opinion: SecondOpinion | None = None,
+    system_prompt: str = "You are aish.",
 ) -> tuple[ChatTurn, Shell]:
-    conversation = Conversation("You are aish.")
+    conversation = Conversation(system_prompt)
     shell = Shell(conversation)
     target = ModelTarget(name="local", endpoint=f"{url}/v1", model="testllm")
 
@@ -91,7 +94,8 @@ def turn(
         frontend,
         shell,
         record,
-        policy=gate.Policy("interactive", confirm_cmd=confirm_cmd),
+        policy=policy or gate.Policy("interactive", confirm_cmd=confirm_cmd),
+        second_opinion=second_opinion,
     )
     return chat, shell
 
@@ -130,7 +134,6 @@ async def test_every_command_asks_with_its_verdict(serve: ServeFn) -> None:
     assert len(server.requests) == 1  # interactive: no second opinion, whatever the verdicts
 
 
-@needs_classifier
 async def test_without_confirm_cmd_only_safe_commands_run_unasked(serve: ServeFn) -> None:
     server = serve({"default": {"text": PROPOSALS}})
     frontend = Frontend("no", "yes")
@@ -161,7 +164,71 @@ async def test_edit_runs_the_users_command_and_describe_asks_again(serve: ServeF
     assert [m.role for m in chat.conversation.history] == ["user", "assistant"]
 
 
-async def test_the_second_opinion_leaves_the_conversation_alone(serve: ServeFn) -> None:
+def wire(messages: list[Message]) -> list[dict[str, str]]:
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
+def sent(request: dict[str, Any]) -> str:
+    return serialise_prompt([], None, request["body"]["messages"])
+
+
+PLAN = "Here is the plan, step by step: configure, compile, link and check the result. " * 80
+
+
+async def test_the_second_opinion_on_the_active_model_keeps_the_chats_prefix(
+    serve: ServeFn,
+) -> None:
+    # No `fast` preset: the second opinion falls back to the active model, the chat's server.
+    server = serve(
+        {
+            "rules": [
+                {"name": "safety", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
+                {"name": "plan", "when": {"user": "how do I build"}, "reply": {"text": PLAN}},
+                {"name": "build", "when": {"user": "build it"}, "reply": {"text": "CMD: make\n"}},
+            ],
+            "default": {"text": "Built."},
+        }
+    )
+    frontend = Frontend()
+    opinion = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+    system = render_system_prompt(PromptFacts(os_name="Linux", shell="bash"))
+    chat, shell = turn(
+        server.url,
+        frontend,
+        policy=gate.Policy("norris"),
+        second_opinion=opinion,
+        system_prompt=system,
+    )
+    await chat.ask("how do I build this?")  # a conversation with some history
+    await chat.ask("build it")
+    # `make` is unknown: Norris asked the second opinion (NO), so it ran unattended.
+    assert shell.ran == [("make", "model")] and frontend.asked == []
+    history = list(chat.conversation.history)
+    assert [m.role for m in history] == ["user", "assistant"] * 2  # the question not committed
+    await chat.ask("and now?")
+
+    rules = [r["rule"] for r in server.requests]
+    assert rules == ["plan", "build", "safety", "default"]
+    _, chat_request, safety, next_request = server.requests
+    # The question went to the chat's own model, on the conversation's own request…
+    assert safety["model"] == chat_request["model"] == "testllm"
+    messages = safety["body"]["messages"]
+    assert messages[:-1] == wire([Message("system", system), *history])
+    assert messages[-1]["role"] == "user" and messages[-1]["content"].endswith("Command:\nmake")
+    # … so the server's cached prefix served it, and still serves the next chat request.
+    assert safety["prefix_reuse"]["chars"] >= len(sent(chat_request)) - 2
+    assert safety["prefix_reuse"]["fraction"] >= 0.9
+    assert next_request["prefix_reuse"]["fraction"] >= 0.9
+    assert next_request["body"]["messages"][:-1] == messages[:-1]
+    # The chat's history holds its exchanges and nothing of the safety question.
+    assert chat.conversation.history[:4] == history
+    assert [m.role for m in chat.conversation.history] == ["user", "assistant"] * 3
+    assert not any("aish safety check" in m.content for m in chat.conversation.history)
+    usage = [e for e in frontend.events if isinstance(e, UsageRecorded)]
+    assert [u.category for u in usage] == ["chat", "chat", "safety", "chat"]
+
+
+async def test_a_dedicated_safety_model_gets_its_own_short_request(serve: ServeFn) -> None:
     server = serve(
         {
             "rules": [
@@ -169,29 +236,25 @@ async def test_the_second_opinion_leaves_the_conversation_alone(serve: ServeFn) 
                     "name": "safety",
                     "when": {"system": "^Detect destructive"},
                     "reply": {"text": "NO"},
-                }
+                },
+                {"name": "plan", "when": {"user": "build it"}, "reply": {"text": "CMD: make\n"}},
             ],
-            "default": {"text": "Sure.\nCMD: make\n"},
         }
     )
-    frontend = Frontend("yes", "no")
-    chat, _ = turn(server.url, frontend)
     config = AishConfig.model_validate(
         {"models": {"fast": {"endpoint": f"{server.url}/v1", "model": "fast"}}}
     )
-    opinion = SecondOpinion.from_config(config, {})
+    chat, shell = turn(
+        server.url,
+        Frontend(),
+        policy=gate.Policy("norris"),
+        second_opinion=SecondOpinion.from_config(config, {}),
+    )
     await chat.ask("build it")
-    history = list(chat.conversation.history)
-    said = await opinion.judge("make", classify("make"), fallback=chat.target)
-    assert said is not None and said.cleared
-    assert chat.conversation.history == history
-    await chat.ask("and again")
-    first, safety, second = server.requests
-    assert safety["rule"] == "safety" and len(safety["body"]["messages"]) == 2
-    # The chat's second request starts with all of its first: the prefix cache stays valid.
-    sent = serialise_prompt([], None, first["body"]["messages"])
-    assert serialise_prompt([], None, second["body"]["messages"]).startswith(sent[:-2])
-    assert second["body"]["messages"][: len(first["body"]["messages"])] == first["body"]["messages"]
+    assert shell.ran == [("make", "model")]
+    _, safety = server.requests
+    assert safety["model"] == "fast" and len(safety["body"]["messages"]) == 2
+    assert safety["body"]["messages"][1]["content"] == "make"
 
 
 async def test_the_runner_refuses_what_the_gate_did_not_issue(tmp_path: Path) -> None:

@@ -8,18 +8,19 @@ import pytest
 
 from aish.agent.events import AgentEvent, UsageRecorded
 from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
-from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
+from aish.agent.second_opinion import (
+    IN_CONVERSATION_PROMPT,
+    SYSTEM_PROMPT,
+    Opinion,
+    SecondOpinion,
+)
 from aish.config.schema import AishConfig
-from aish.llm.types import ModelTarget
+from aish.conversation.context import Conversation
+from aish.llm.types import Message, ModelTarget
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
 
 from ..conftest import ServeFn
-
-# The real classifier landed separately; until then (a stub answering `unknown`) these wait.
-needs_classifier = pytest.mark.skipif(
-    classify("ls").level != "safe", reason="the safety classifier is still a stub"
-)
 
 UNKNOWN = Verdict("unknown", ("frob is not known to be read-only",))
 ASKED = {"system": "^Detect destructive shell commands"}
@@ -136,16 +137,21 @@ async def test_a_slow_answer_counts_as_yes(serve: ServeFn) -> None:
 
 
 async def test_answers_are_cached_per_normalised_command(serve: ServeFn) -> None:
-    server = serve(answering({"text": "NO"}, {"text": "YES"}))
+    # The cache key is the command without surrounding whitespace; inside, whitespace can
+    # matter (`echo "a  b"`), so `make  all` is another command.
+    server = serve(answering({"text": "NO"}, {"text": "YES"}, {"text": "YES"}))
     opinion = SecondOpinion.from_config(config(server.url), {})
-    first = await judge(opinion, "make  all", server.url)
-    again = await judge(opinion, "make all", server.url)
+    first = await judge(opinion, "make all", server.url)
+    again = await judge(opinion, "  make all\n", server.url)
     other = await judge(opinion, "make install", server.url)
+    spaced = await judge(opinion, "make  all", server.url)
     assert first == again == Opinion("no", "second opinion: NO")
     assert other is not None and other.answer == "yes"
+    assert spaced is not None and spaced.answer == "yes"
     assert [r["body"]["messages"][-1]["content"] for r in server.requests] == [
-        "make  all",
+        "make all",
         "make install",
+        "make  all",
     ]
 
 
@@ -191,6 +197,51 @@ async def test_a_missing_preset_falls_back_to_the_active_model_and_says_so(
     assert server.requests[0]["model"] == "active-model"
 
 
+async def test_on_the_active_model_it_asks_on_the_conversations_prefix(serve: ServeFn) -> None:
+    server = serve(
+        {"rules": [{"when": {"user": "^\\[aish safety check"}, "reply": {"text": "NO"}}]}
+    )
+    conversation = Conversation("You are aish.")
+    conversation.commit(Message("user", "how do I build?"), "Run make.")
+    before = list(conversation.history)
+    opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
+    said = await opinion.judge(
+        "make", UNKNOWN, fallback=active(server.url), prefix=conversation.request
+    )
+    assert said == Opinion("no", "second opinion: NO (asked local: no preset 'tiny')")
+    [request] = server.requests
+    question = IN_CONVERSATION_PROMPT.format(command="make")
+    assert request["body"]["messages"] == [
+        {"role": "system", "content": "You are aish."},
+        {"role": "user", "content": "how do I build?"},
+        {"role": "assistant", "content": "Run make."},
+        {"role": "user", "content": question},
+    ]
+    assert SYSTEM_PROMPT in question and question.endswith("Command:\nmake")
+    assert conversation.history == before  # asked on it, never committed to it
+
+
+async def test_a_dedicated_preset_ignores_the_conversations_prefix(serve: ServeFn) -> None:
+    server = serve(answering({"text": "NO"}))
+    conversation = Conversation("You are aish.")
+    opinion = SecondOpinion.from_config(config(server.url), {})
+    await opinion.judge("make", UNKNOWN, fallback=active(server.url), prefix=conversation.request)
+    [request] = server.requests
+    assert request["model"] == "fast-model" and len(request["body"]["messages"]) == 2
+
+
+async def test_a_failing_prefix_counts_as_yes(serve: ServeFn) -> None:
+    server = serve(answering({"text": "NO"}))
+
+    def broken(question: Message) -> list[Message]:
+        raise RuntimeError("no conversation")
+
+    opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
+    said = await opinion.judge("make", UNKNOWN, fallback=active(server.url), prefix=broken)
+    assert said is not None and said.answer == "failed" and "no conversation" in said.reason
+    assert server.requests == []
+
+
 async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO"}))
     broken = AishConfig.model_validate(
@@ -213,7 +264,6 @@ class Halts:
         return "skip"
 
 
-@needs_classifier
 @pytest.mark.parametrize(
     ("command", "answer", "asked", "runs"),
     [

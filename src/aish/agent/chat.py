@@ -171,8 +171,14 @@ class ChatTurn:
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
+        # On the active model it asks on this conversation's prefix, which that server has
+        # cached; the question is sent, never committed.
         return await self.second_opinion.judge(
-            text, verdict, fallback=self.target, on_event=self.frontend.render
+            text,
+            verdict,
+            fallback=self.target,
+            on_event=self.frontend.render,
+            prefix=self.conversation.request,
         )
 
     async def describe(self, command: str) -> str:

@@ -5,7 +5,18 @@ does not exist), with a fixed YES/NO prompt. The model can only raise a verdict:
 a timeout or an answer that is neither YES nor NO all mean destructive; a clean NO leaves the
 command `unknown` (with the NO on record). It is never asked about `safe` or `destructive`
 commands. Answers are cached per normalised command for as long as the object lives — one per
-REPL session. The call is its own two-message conversation: the chat's history is never touched.
+REPL session.
+
+The chat's history is never touched, but where the question goes depends on the model:
+
+- a dedicated preset gets its own two-message conversation (the YES/NO system prompt and the
+  command);
+- the active model (the fallback) is the chat's own server, whose cache holds the
+  conversation's prefix (SPEC §12). A separate conversation sent there between two chat
+  requests would evict that prefix and make the next chat request re-process the whole
+  history. So, when the caller can supply the conversation's prefix (a `PrefixProvider`), the
+  question is asked on it: the conversation's request messages with the YES/NO question as the
+  newest user message — sent, never committed.
 
 The gate decides when to ask; this module only asks and reads the answer.
 """
@@ -29,12 +40,29 @@ if TYPE_CHECKING:
 
     from aish.config.schema import AishConfig
 
-__all__ = ["DEFAULT_TIMEOUT_S", "SYSTEM_PROMPT", "Opinion", "SecondOpinion", "TargetResolver"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "IN_CONVERSATION_PROMPT",
+    "SYSTEM_PROMPT",
+    "Opinion",
+    "PrefixProvider",
+    "SecondOpinion",
+    "TargetResolver",
+]
 
 SYSTEM_PROMPT = (
     "Detect destructive shell commands. Reply YES if running this would delete, overwrite, or "
     "irreversibly modify data, processes, or system state. Otherwise reply NO. Respond with only "
     "YES or NO."
+)
+
+# The same question, asked as the newest user message of the chat's own conversation (whose
+# system prompt is the chat's): it says where it comes from, so the model does not take it for
+# the user changing the subject.
+IN_CONVERSATION_PROMPT = (
+    "[aish safety check — not from the user; your answer is not shown to them] "
+    + SYSTEM_PROMPT
+    + "\n\nCommand:\n{command}"
 )
 
 # A second opinion that keeps Norris waiting is worse than none: past this, the command counts as
@@ -44,6 +72,10 @@ DEFAULT_TIMEOUT_S = 5.0
 TargetResolver = Callable[[str], ModelTarget | None]
 """A preset name → its target; None when no such preset exists, `ConfigError` when it is
 unusable (a missing key variable)."""
+
+PrefixProvider = Callable[[Message], list[Message]]
+"""The conversation's request with a given newest user message (`Conversation.request`): what
+the chat's server has cached, plus the question. It must not commit anything."""
 
 OpinionAnswer = Literal["no", "yes", "unparsable", "failed", "disabled"]
 
@@ -126,11 +158,14 @@ class SecondOpinion:
         *,
         fallback: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None = None,
+        prefix: PrefixProvider | None = None,
     ) -> Opinion | None:
         """The opinion on `command` if its verdict is `unknown`; None otherwise (not asked).
 
-        `fallback` is the active model, used when the configured preset does not exist.
-        `on_event` receives the call's `UsageRecorded` (category `safety`). Never raises.
+        `fallback` is the active model, used when the configured preset does not exist; then
+        the question is asked on `prefix` (the chat's conversation), when given, so the chat's
+        cached prefix on that server survives. `on_event` receives the call's `UsageRecorded`
+        (category `safety`). Never raises.
         """
         if verdict.level != "unknown":
             return None
@@ -142,7 +177,7 @@ class SecondOpinion:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        opinion = await self._ask(command, fallback, on_event)
+        opinion = await self._ask(command, fallback, on_event, prefix)
         if opinion.answer != "failed":
             # A failure says nothing about the command (the server may be back in a moment),
             # so only answers are remembered.
@@ -154,15 +189,17 @@ class SecondOpinion:
         command: str,
         fallback: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None,
+        prefix: PrefixProvider | None,
     ) -> Opinion:
         from aish.llm.errors import LLMError
 
         try:
-            target, note = self._target(fallback)
+            target, note, is_fallback = self._target(fallback)
         except LLMError as error:
             return Opinion("failed", f"second opinion failed: {error}")
         try:
-            reply = await asyncio.wait_for(self._call(target, command), self.timeout_s)
+            messages = _messages(command, prefix if is_fallback else None)
+            reply = await asyncio.wait_for(self._call(target, messages), self.timeout_s)
         except TimeoutError:
             return Opinion(
                 "failed",
@@ -189,9 +226,12 @@ class SecondOpinion:
             )
         return _read_answer(reply.text, note)
 
-    def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str]:
+    def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str, bool]:
+        """The target (shortened to one bounded attempt), the note saying it was the fallback,
+        and whether it was."""
         target = self._resolve(self.preset)
         note = ""
+        is_fallback = target is None
         if target is None:
             target, note = fallback, f" (asked {fallback.name}: no preset '{self.preset}')"
         # One attempt, bounded by the opinion's own timeout: a retry with backoff would only
@@ -203,13 +243,18 @@ class SecondOpinion:
             idle_timeout_s=timeout,
             connect_timeout_s=min(target.connect_timeout_s, timeout),
         )
-        return shorter, note
+        return shorter, note, is_fallback
 
-    async def _call(self, target: ModelTarget, command: str) -> Reply:
+    async def _call(self, target: ModelTarget, messages: list[Message]) -> Reply:
         from aish.llm.broker import chat
 
-        messages = [Message("system", SYSTEM_PROMPT), Message("user", command)]
         return await chat(target, messages, client=self._client)
+
+
+def _messages(command: str, prefix: PrefixProvider | None) -> list[Message]:
+    if prefix is None:
+        return [Message("system", SYSTEM_PROMPT), Message("user", command)]
+    return prefix(Message("user", IN_CONVERSATION_PROMPT.format(command=command)))
 
 
 def _read_answer(text: str, note: str) -> Opinion:
