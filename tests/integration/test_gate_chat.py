@@ -1,4 +1,5 @@
-"""A chat turn's `CMD:` lines through the gate, against a real model server.
+"""A chat turn against a real model server: its `CMD:` lines through the gate, the second
+opinion on the chat's own prefix, and the reply's progress (the waiting notice, the log).
 
 The frontend is scripted (it is the UI boundary); the runner stands in for the user's shell but
 redeems each authorization exactly as the REPL's executor does.
@@ -6,6 +7,9 @@ redeems each authorization exactly as the REPL's executor does.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +18,7 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.events import AgentEvent, Status, UsageRecorded
+from aish.agent.events import AgentEvent, AssistantDelta, Status, UsageRecorded
 from aish.agent.gate import Answer, Authorization
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
@@ -271,3 +275,53 @@ async def test_the_runner_refuses_what_the_gate_did_not_issue(tmp_path: Path) ->
     with pytest.raises(gate.Unauthorized):
         await shell(granted)  # spent
     assert shell.ran == [("ls", "model")]
+
+
+# ---- the reply as it streams ---------------------------------------------------------------
+
+
+async def test_a_model_slow_to_start_says_what_aish_waits_for(serve: ServeFn) -> None:
+    serve_slowly = {"text": "Here.\nCMD: ls\n", "first_delay_ms": 1500}
+    server = serve({"default": serve_slowly})
+
+    class Slow(Frontend):
+        async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
+            await asyncio.sleep(0.8)  # a person thinking: longer than the waiting threshold
+            return await super().confirm_command(command, verdict)
+
+    frontend = Slow("no")
+    chat, _ = turn(server.url, frontend)
+    await chat.ask("list")
+    texts = [e.text if isinstance(e, Status) else type(e).__name__ for e in frontend.events]
+    first_text = texts.index("AssistantDelta")
+    assert "waiting for local…" in texts[:first_text]
+    # Said once, before the reply; never again once it streams or while the user decides.
+    assert texts.count("waiting for local…") == 1
+
+
+async def test_a_long_reply_is_logged_while_it_streams(serve: ServeFn) -> None:
+    text = "".join(f"line {n} of a long answer\n" for n in range(60))
+    server = serve({"default": {"text": text, "chunk_size": 40, "delay_ms": 60}})
+    frontend = Frontend()
+    log: list[tuple[str, dict[str, Any], int, float]] = []
+    chat, _ = turn(server.url, frontend)
+
+    def record(kind: str, payload: Mapping[str, Any]) -> None:
+        shown = sum(isinstance(e, AssistantDelta) for e in frontend.events)
+        log.append((kind, dict(payload), shown, time.monotonic()))
+
+    chat.log = record
+    await chat.ask("tell me everything")
+    kinds = [kind for kind, *_ in log]
+    assert kinds[0] == "user" and kinds[-1] == "assistant" and "assistant_delta" in kinds
+    deltas = [entry for entry in log if entry[0] == "assistant_delta"]
+    total = sum(isinstance(e, AssistantDelta) for e in frontend.events)
+    # Logged before the reply ended, never more often than once a second …
+    assert all(shown < total for _, _, shown, _ in deltas)
+    assert all(b[3] - a[3] >= 0.99 for a, b in itertools.pairwise(deltas))
+    # … and what was logged is what had been shown: a crash mid-reply would keep it.
+    logged = "".join(payload["text"] for _, payload, _, _ in deltas)
+    assert logged and text.startswith(logged)
+    crashed = [(kind, payload) for kind, payload, _, _ in log if kind != "assistant"]
+    replayed = Conversation.replay("You are aish.", crashed)
+    assert replayed.history[-1].content == logged + "\n[reply cut short]"

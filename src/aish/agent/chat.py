@@ -1,10 +1,12 @@
 """One chat turn in the REPL: the question, the streamed reply, then its proposed commands.
 
-The newest user message carries the commands run since the last reply. The reply (partial
-and marked cut if it broke off) joins the conversation; each complete `CMD:` line goes through
-the gate, and only what the gate authorizes runs — in the user's shell, through the runner the
-frontend supplies, which takes nothing but the gate's `Authorization`. Every step is written to
-the session log as it happens.
+The newest user message carries the commands run since the last reply. The reply streams to
+the frontend and into the session log (at most once a second, so a crash mid-reply loses nothing
+already shown); a model slow to start says so. The reply (partial and marked cut if it broke
+off) joins the conversation; each complete `CMD:` line goes through the gate, and only what the
+gate authorizes runs — in the user's shell, through the runner the frontend supplies, which
+takes nothing but the gate's `Authorization`. The second opinion, when it has to ask the
+active model, asks on this conversation's prefix (see `second_opinion`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class ChatOutcome:
     ran: list[CommandRun] = field(default_factory=list)
 
 
+# Before this, silence is a model starting; after it, the user is told what aish waits for.
 _WAITING_AFTER_S = 0.5
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
@@ -105,11 +108,15 @@ class ChatTurn:
         newest = self.conversation.user_message(question, cwd=cwd)
         self.log("user", {"text": question, "message": newest.content, "cwd": cwd})
         messages = self.conversation.request(newest)
+        progress = _LoggedProgress(self.frontend, self.log)
+        waiting = asyncio.create_task(self._say_waiting(progress))
         try:
-            outcome.error = await stream_reply(self.target, messages, self.frontend, outcome.reply)
+            outcome.error = await stream_reply(self.target, messages, progress, outcome.reply)
         except asyncio.CancelledError:
             self._commit(newest, outcome.reply, cwd)
             raise
+        finally:
+            waiting.cancel()
         self._commit(newest, outcome.reply, cwd)
         if outcome.error is not None:
             message = str(outcome.error)
