@@ -199,3 +199,52 @@ def test_confirm_prompt_shows_the_verdict_and_an_edit_runs_as_the_users(
     assert len(server.requests) == 2  # interactive CMD: lines cost no second-opinion call
     aish.type_line("exit")
     aish.child.expect(pexpect.EOF, timeout=10)
+
+
+def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "create files"},
+                    "reply": {"text": f"CMD: touch {first}\nCMD: touch {second}\n"},
+                },
+                {
+                    "when": {"user": "count slowly"},
+                    # Both safe: with confirm_cmd = false they would run without a question.
+                    "reply": {
+                        "text": "CMD: echo $((6*7))_go; sleep 30\nCMD: echo $((6*7+1))_ran\n"
+                    },
+                },
+            ],
+            "default": {"text": "ok"},
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url) + "[safety]\nconfirm_cmd = false\n")
+    terminals.append(aish)
+    aish.wait_prompt()
+
+    aish.type_line("please create files")
+    aish.expect(r"\[d\]escribe")
+    aish.child.send("e")
+    aish.expect("edit> ")
+    aish.child.sendcontrol("c")  # cancel, not "no": the second touch is not even asked about
+    shown = aish.wait_prompt()
+    assert "cancelled: 2 proposed command(s) not run" in shown
+    assert not first.exists() and not second.exists()
+
+    aish.type_line("please count slowly")
+    aish.expect("42_go")  # the first command runs, unasked, in the user's shell
+    aish.child.sendcontrol("c")
+    shown = aish.wait_prompt()
+    assert "interrupted: 1 proposed command(s) not run" in shown
+    assert "43_ran" not in shown
+    aish.run("thanks")
+    told = server.requests[-1]["body"]["messages"][-1]["content"]
+    assert "sleep 30 (proposed by you, run by aish's safety gate without asking)" in told
+    assert "[exit status 130" in told and "_ran" not in told
+    aish.type_line("exit")
+    aish.child.expect(pexpect.EOF, timeout=10)

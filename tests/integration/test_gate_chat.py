@@ -65,11 +65,14 @@ class Shell:
     def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
         self.ran: list[tuple[str, str]] = []
+        # Exit statuses by command (0 otherwise): 130 is what bash reports after Ctrl-C.
+        self.exit_statuses: dict[str, int] = {}
 
     async def __call__(self, authorization: Authorization) -> CommandRun:
         approved = gate.redeem(authorization)
         self.ran.append((approved.command, approved.source))
-        run = CommandRun(approved.command, 0, "/w", "/w", 0.01, "done", approved.source)
+        status = self.exit_statuses.get(approved.command, 0)
+        run = CommandRun(approved.command, status, "/w", "/w", 0.01, "done", approved.source)
         self.conversation.note_command(run)
         return run
 
@@ -147,6 +150,31 @@ async def test_without_confirm_cmd_only_safe_commands_run_unasked(serve: ServeFn
     assert frontend.asked[1][1].level == "destructive"
     assert shell.ran == [("ls -la", "model"), ("rm -rf build", "model")]
     assert "[safe] runs without asking (safety.confirm_cmd = false)" in frontend.statuses()
+
+
+async def test_ctrl_c_on_a_command_run_unasked_stops_the_rest(serve: ServeFn) -> None:
+    server = serve({"default": {"text": "CMD: sleep 30\nCMD: ls\nCMD: touch notes.txt\n"}})
+    frontend = Frontend()
+    chat, shell = turn(server.url, frontend, confirm_cmd=False)
+    shell.exit_statuses["sleep 30"] = 130
+    await chat.ask("wait a bit")
+    # The user's Ctrl-C was their only say in `sleep 30`: nothing else of the reply runs.
+    assert shell.ran == [("sleep 30", "model")] and frontend.asked == []
+    assert frontend.statuses()[-1] == "interrupted: 2 proposed command(s) not run"
+
+
+async def test_ctrl_c_on_a_command_the_user_approved_leaves_the_rest_to_them(
+    serve: ServeFn,
+) -> None:
+    server = serve({"default": {"text": "CMD: sleep 30\nCMD: touch notes.txt\n"}})
+    frontend = Frontend("yes", "no")
+    chat, shell = turn(server.url, frontend)
+    shell.exit_statuses["sleep 30"] = 130
+    await chat.ask("wait a bit")
+    # Each of the rest still asks: the user decides again.
+    assert [command for command, _ in frontend.asked] == ["sleep 30", "touch notes.txt"]
+    assert shell.ran == [("sleep 30", "model")]
+    assert not any(text.startswith("interrupted") for text in frontend.statuses())
 
 
 async def test_edit_runs_the_users_command_and_describe_asks_again(serve: ServeFn) -> None:

@@ -5,8 +5,9 @@ the frontend and into the session log (at most once a second, so a crash mid-rep
 already shown); a model slow to start says so. The reply (partial and marked cut if it broke
 off) joins the conversation; each complete `CMD:` line goes through the gate, and only what the
 gate authorizes runs — in the user's shell, through the runner the frontend supplies, which
-takes nothing but the gate's `Authorization`. The second opinion, when it has to ask the
-active model, asks on this conversation's prefix (see `second_opinion`).
+takes nothing but the gate's `Authorization`. Cancelling a question, or interrupting a command
+the gate ran without asking, stops the rest of the reply's proposals. The second opinion, when
+it has to ask the active model, asks on this conversation's prefix (see `second_opinion`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ class ChatOutcome:
 
 # Before this, silence is a model starting; after it, the user is told what aish waits for.
 _WAITING_AFTER_S = 0.5
+
+# The exit status of a command the user stopped with Ctrl-C (128 + SIGINT).
+_INTERRUPTED = 130
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
 
@@ -133,11 +137,18 @@ class ChatTurn:
             if not authorization.run:
                 self.frontend.render(Status(f"not run: {command}"))
                 continue
-            if authorization.outcome == "auto":
+            unasked = authorization.outcome == "auto"
+            if unasked:
                 self.frontend.render(
                     Status(_RUNS_UNASKED.format(level=authorization.verdict.level))
                 )
-            outcome.ran.append(await self.run_authorized(authorization))
+            run = await self.run_authorized(authorization)
+            outcome.ran.append(run)
+            rest = len(outcome.commands) - index - 1
+            if unasked and run.exit_status == _INTERRUPTED and rest:
+                # The user's Ctrl-C was their only chance to say no: it stops the rest too.
+                self.frontend.render(Status(f"interrupted: {rest} proposed command(s) not run"))
+                break
         return outcome
 
     async def _say_waiting(self, progress: _LoggedProgress) -> None:
