@@ -1,8 +1,9 @@
 """No path around the gate: a scan of `src/aish` for code that runs things.
 
-Whatever runs a process (the shell session's `run`, subprocess, exec, spawn) is an executor.
-Every executor must be reached only from the user's own typed line or from a function that
-redeems the gate's `Authorization` first. Only the gate makes authorizations. A new executor
+Whatever runs a process (the shell session's `run`, subprocess, exec, spawn) or types into the
+shell (the session's `send`/`send_nowait`: bytes typed at a shell prompt run as a command) is an
+executor. Every executor must be reached only from the user's own typed line or from a function
+that redeems the gate's `Authorization` first. Only the gate makes authorizations. A new executor
 or a new caller makes this test fail until it is reviewed and listed below.
 """
 
@@ -19,10 +20,12 @@ GATE = SRC / "agent" / "gate.py"
 # The shell room implements execution; everything above it must go through these doors.
 IMPLEMENTS_EXECUTION = SRC / "shell"
 
-# Callers that run what the user typed themselves: never a model's proposal.
-USER_LINE_DOORS = {"ui/repl.py:Repl.run_command"}
-# ... and the only places those may be called from (the routed line the user typed).
-USER_LINE_CALLERS = {"ui/repl.py:Repl._handle"}
+# Doors that run what the user typed themselves, never a model's proposal, each with the only
+# places it may be called from: in the end, the routed line the user typed.
+USER_LINE_DOORS = {
+    "ui/repl_commands.py:ShellCommands.run_users_line": {"ui/repl.py:Repl.run_command"},
+    "ui/repl.py:Repl.run_command": {"ui/repl.py:Repl._handle"},
+}
 
 _PROCESS_CALLS = {
     ("subprocess", "run"),
@@ -45,7 +48,7 @@ _PROCESS_CALLS = {
 
 @dataclass(frozen=True)
 class Function:
-    key: str  # "ui/repl.py:Repl._execute"
+    key: str  # "ui/repl_commands.py:ShellCommands._execute"
     name: str  # "_execute"
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -98,23 +101,28 @@ def runs_a_process(call: ast.Call) -> bool:
     receiver, name = callee(call)
     if (receiver, name) in _PROCESS_CALLS:
         return True
-    # A shell session's `run(command, …)`; `asyncio.run(coroutine)` is not one.
-    return name == "run" and receiver not in ("asyncio", "") and bool(call.args)
+    if receiver == "" or not call.args:
+        return False
+    # A shell session's `run(command, …)`; `asyncio.run(coroutine)` is not one. Its
+    # `send(data)`/`send_nowait(data)` type bytes into the shell: `rm -rf x\r` runs too.
+    return (name == "run" and receiver != "asyncio") or name in ("send", "send_nowait")
 
 
 def executors(all_functions: list[Function]) -> set[str]:
     return {f.key for f in all_functions if any(runs_a_process(c) for c in calls(f))}
 
 
-def callers(all_functions: list[Function], name: str) -> dict[str, list[ast.Call]]:
-    """Functions calling `name` (as a call, or handing it on as a value, e.g. a runner)."""
+def callers(all_functions: list[Function], key: str) -> dict[str, list[ast.Call]]:
+    """Functions using the function `key` by its name (as a call, or handing it on as a value,
+    e.g. a runner): any function of that name counts, wherever it is defined."""
+    name = key.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
     found: dict[str, list[ast.Call]] = {}
     for function in all_functions:
         for node in ast.walk(function.node):
             hit = (isinstance(node, ast.Attribute) and node.attr == name) or (
                 isinstance(node, ast.Name) and node.id == name
             )
-            if hit and function.name != name:
+            if hit and function.key != key:
                 found.setdefault(function.key, [])
                 found[function.key] += [c for c in calls(function) if callee(c)[1] == name]
     return found
@@ -129,15 +137,29 @@ def redeems_before(function: Function, target: str) -> bool:
 
 def test_the_scan_sees_the_repl_executor() -> None:
     # If this fails, the scan lost sight of the shell: fix the scan before trusting the rest.
-    assert executors(functions()) == {"ui/repl.py:Repl._execute"}
+    assert executors(functions()) == {"ui/repl_commands.py:ShellCommands._execute"}
+
+
+def _scanned(source: str) -> list[bool]:
+    tree = ast.parse(source)
+    return [runs_a_process(node) for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def test_typing_into_the_shell_counts_as_running() -> None:
+    assert _scanned("shell.send(b'rm -rf x\\r')") == [True]
+    assert _scanned("self._shell.send_nowait(data)") == [True]
+    assert _scanned("session.run('ls', terminal=t)") == [True]
+    assert _scanned("subprocess.run(['ls'])") == [True]
+    assert _scanned("asyncio.run(main())") == [False, False]
+    assert _scanned("run(x)") == [False]
 
 
 def test_every_executor_is_reached_only_through_the_gate_or_the_users_own_line() -> None:
     all_functions = functions()
     by_key = {f.key: f for f in all_functions}
     for executor in executors(all_functions):
-        name = executor.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-        for caller_key in callers(all_functions, name):
+        name = by_key[executor].name
+        for caller_key in callers(all_functions, executor):
             if caller_key in USER_LINE_DOORS:
                 continue
             assert redeems_before(by_key[caller_key], name), (
@@ -148,24 +170,33 @@ def test_every_executor_is_reached_only_through_the_gate_or_the_users_own_line()
 def test_user_line_doors_only_take_the_users_line() -> None:
     all_functions = functions()
     by_key = {f.key: f for f in all_functions}
-    for door in USER_LINE_DOORS:
+    entries = executors(all_functions) | set(USER_LINE_DOORS)
+    for door, allowed in USER_LINE_DOORS.items():
         name = by_key[door].name
-        uses = callers(all_functions, name)
-        assert set(uses) <= USER_LINE_CALLERS, (
+        uses = callers(all_functions, door)
+        assert set(uses) <= allowed, (
             f"{door} runs commands unchecked; only the user's typed line may reach it, "
-            f"but {sorted(set(uses) - USER_LINE_CALLERS)} use it"
+            f"but {sorted(set(uses) - allowed)} use it"
         )
         for caller_key in uses:
             # Called directly (never handed on as a runner), with the routed text.
             assert uses[caller_key], f"{caller_key} hands {name} on as a value"
-        # A user-line door runs as the user, never as the model.
-        literals = {
-            c.value
-            for call in calls(by_key[door])
-            for c in call.args
-            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        # A door runs the user's line through the next door or an executor, nothing else.
+        reached = {
+            key
+            for key in entries
+            if any(callee(call)[1] == by_key[key].name for call in calls(by_key[door]))
         }
-        assert "model" not in literals and "user" in literals
+        assert reached, f"{door} reaches no executor"
+        if reached & executors(all_functions):
+            # It runs the line itself: as the user, never as the model.
+            literals = {
+                c.value
+                for call in calls(by_key[door])
+                for c in call.args
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            }
+            assert "model" not in literals and "user" in literals
 
 
 def test_only_the_gate_issues_authorizations() -> None:

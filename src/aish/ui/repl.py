@@ -2,7 +2,8 @@
 
 Start-up order is chosen for a fast first prompt: the persistent shell starts in the
 background and the prompt appears at once; the first command waits for the shell if it is not
-ready yet. Everything that happens is written to the session log as it happens.
+ready yet. Everything that happens is written to the session log as it happens. Running a
+command (the user's line, or what the gate authorized) lives in `repl_commands`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ import os
 import re
 import signal
 import sys
-import termios
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
@@ -27,13 +26,14 @@ from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.ui.chat_view import ChatView
 from aish.ui.meta import COMMANDS, run_meta
 from aish.ui.prompt_text import prompt_text
+from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
     from aish.config import LoadedConfig
     from aish.safety.user_rules import UserRules
-    from aish.shell.session import CommandResult, ShellSession
+    from aish.shell.session import ShellSession
     from aish.store import SessionInfo, Store
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
@@ -56,13 +56,14 @@ class Repl:
         self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
         self._shell_task: asyncio.Task[ShellSession] | None = None
+        self._commands = ShellCommands(
+            self._shell, self._view, loaded.config.context, self._after_command
+        )
         self._known: KnownCommands | None = None
         self._extra_names: frozenset[str] = frozenset()
-        self._last_status = 0
         self._quit = False
         self._current: asyncio.Task[None] | None = None
         self._start_cwd: str | None = None
-        self._output_ends_line = True
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
@@ -81,7 +82,7 @@ class Repl:
         exit_status = 0
         try:
             while not self._quit:
-                self._end_partial_output_line()
+                self._commands.end_partial_output_line()
                 try:
                     line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
@@ -157,76 +158,35 @@ class Repl:
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
-        with _no_echo(), _ignoring(signal.SIGQUIT, signal.SIGTSTP):
+        with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             await turn.ask(question, cwd=self.shell_cwd())
 
     # ---- running commands --------------------------------------------------------------------
 
     async def run_command(self, command: str) -> CommandRun:
         """Run a line the user typed, as theirs."""
-        return await self._execute(command, "user")
+        return await self._commands.run_users_line(command)
 
     async def run_authorized(self, authorization: gate.Authorization) -> CommandRun:
-        """Run what the gate authorized; anything it did not issue, did not allow, or already
-        ran is refused (`gate.Unauthorized`) before the shell sees it."""
-        approved = gate.redeem(authorization)
-        if not isinstance(approved.action, gate.ProposedCommand):
-            raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
-        return await self._execute(
-            approved.command, approved.source, asked=approved.outcome != "auto"
-        )
+        """Run what the gate authorized; anything else is refused (`gate.Unauthorized`)."""
+        return await self._commands.run_authorized(authorization)
 
     def safety_rules(self) -> UserRules:
         """The user's own safety rules, for `:safety check` and `:safety rules`."""
         return self._policy.user_rules
 
-    async def _execute(
-        self, command: str, source: Literal["user", "model"], *, asked: bool = True
-    ) -> CommandRun:
-        """Run in the user's shell with the terminal relayed; the capture becomes context."""
-        from aish.shell.terminal import Terminal
-
-        shell = await self._shell()
-        self._view.end_line()
-        context = self._loaded.config.context
-        async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
-            result = await shell.run(
-                command,
-                terminal=terminal,
-                on_output=self._write_output,
-                max_lines=context.output_max_lines,
-                max_bytes=context.output_max_bytes,
-            )
-        run = replace(_command_run(result, source), asked=asked)
-        if result.notice:
-            self._view.status(result.notice)
-        self._last_status = result.exit_status
+    def _after_command(self, run: CommandRun, shell: ShellSession) -> None:
         self.conversation.note_command(run)
         self._log("command", run_payload(run))
         self._names_task = asyncio.create_task(self._refresh_names(shell))
-        return run
 
     async def _start_shell(self) -> ShellSession:
-        from aish.shell.session import ShellSession
-
-        size = os.get_terminal_size() if sys.stdout.isatty() else os.terminal_size((80, 24))
-        options: dict[str, Any] = {
-            "rows": size.lines,
-            "cols": size.columns,
-            "on_notice": self._show_notice,
-            "on_background_output": self._show_background,
-        }
-        wanted = self._loaded.config.ui.shell
-        if self._start_cwd is not None:
-            options["cwd"] = self._start_cwd
-        try:
-            return await ShellSession.start(shell=wanted, **options)
-        except (ValueError, OSError) as error:
-            if wanted is None:
-                raise
-            # A configured shell aish cannot run must not leave the user without one.
-            self._show_notice(f"{error}; using bash")
-            return await ShellSession.start(shell="bash", **options)
+        return await start_shell(
+            self._loaded.config.ui.shell,
+            self._start_cwd,
+            on_notice=self._show_notice,
+            on_background_output=self._show_background,
+        )
 
     async def _shell(self) -> ShellSession:
         assert self._shell_task is not None
@@ -257,17 +217,6 @@ class Repl:
 
     # ---- output around the prompt -----------------------------------------------------------
 
-    def _write_output(self, data: bytes) -> None:
-        if data:
-            _write_raw(data)
-            self._output_ends_line = data.endswith(b"\n")
-
-    def _end_partial_output_line(self) -> None:
-        # `printf abc` leaves the cursor mid-line; the prompt would be drawn over it.
-        if not self._output_ends_line:
-            _write_raw(b"\n")
-            self._output_ends_line = True
-
     def _above_prompt(self, show: Callable[[], None]) -> None:
         """Print while the line editor may be active without scribbling over it."""
         app = self._prompt.app if self._prompt is not None else None
@@ -279,7 +228,7 @@ class Repl:
             show()
 
     def _show_background(self, data: bytes) -> None:
-        self._above_prompt(lambda: self._write_output(data))
+        self._above_prompt(lambda: self._commands.write_output(data))
 
     def _show_notice(self, text: str) -> None:
         self._above_prompt(lambda: self._view.status(text))
@@ -287,7 +236,7 @@ class Repl:
     # ---- the prompt --------------------------------------------------------------------------
 
     def _prompt_message(self) -> str:
-        return prompt_text(self._model, self.shell_cwd(), self._last_status)
+        return prompt_text(self._model, self.shell_cwd(), self._commands.last_status)
 
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
@@ -418,57 +367,6 @@ class Repl:
             if not self._log_failed:  # say it once; aish keeps working without its log
                 self._log_failed = True
                 self._view.status(f"session log unavailable: {error}")
-
-
-def _command_run(result: CommandResult, source: Literal["user", "model"]) -> CommandRun:
-    return CommandRun(
-        command=result.command,
-        exit_status=result.exit_status,
-        cwd_before=result.cwd_before,
-        cwd_after=result.cwd_after,
-        duration_s=result.duration_s,
-        output=result.output.text,
-        source=source,
-        notice=result.notice,
-    )
-
-
-def _write_raw(data: bytes) -> None:
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
-@contextlib.contextmanager
-def _ignoring(*signals: signal.Signals) -> Iterator[None]:
-    before = [signal.signal(number, signal.SIG_IGN) for number in signals]
-    try:
-        yield
-    finally:
-        for number, handler in zip(signals, before, strict=True):
-            signal.signal(number, handler)
-
-
-@contextlib.contextmanager
-def _no_echo() -> Iterator[None]:
-    """Keys typed while a reply streams must not scribble over it (Ctrl-C still works)."""
-    with _termios_flags(clear=termios.ECHO):
-        yield
-
-
-@contextlib.contextmanager
-def _termios_flags(*, clear: int) -> Iterator[None]:
-    fd = sys.stdin.fileno()
-    if not os.isatty(fd):
-        yield
-        return
-    before = termios.tcgetattr(fd)
-    changed = list(before)
-    changed[3] = changed[3] & ~clear
-    termios.tcsetattr(fd, termios.TCSANOW, changed)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, before)
 
 
 def _prompt_facts(loaded: LoadedConfig) -> PromptFacts:
