@@ -215,8 +215,11 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
                 {
                     "when": {"user": "count slowly"},
                     # Both safe: with confirm_cmd = false they would run without a question.
+                    # One process prints and sleeps, so Ctrl-C right after the print reaches
+                    # it (between `echo` and `sleep` of a bash list it could fall in a gap).
                     "reply": {
-                        "text": "CMD: echo $((6*7))_go; sleep 30\nCMD: echo $((6*7+1))_ran\n"
+                        "text": "CMD: sh -c 'echo $((6*7))_go; sleep 30'\n"
+                        "CMD: echo $((6*7+1))_ran\n"
                     },
                 },
             ],
@@ -244,7 +247,7 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
     assert "43_ran" not in shown
     aish.run("thanks")
     told = server.requests[-1]["body"]["messages"][-1]["content"]
-    assert "sleep 30 (proposed by you, run by aish's safety gate without asking)" in told
+    assert "sleep 30' (proposed by you, run by aish's safety gate without asking)" in told
     assert "[exit status 130" in told and "_ran" not in told
     aish.type_line("exit")
     aish.child.expect(pexpect.EOF, timeout=10)
