@@ -237,3 +237,35 @@ def test_deep_nesting_is_unknown_not_a_crash() -> None:
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
     assert classify(line).level in ("unknown", "destructive")
     assert classify("(" * 3000 + "rm x" + ")" * 3000).level != "safe"
+
+
+REVIEW_CASES = [
+    # sed: GNU addresses, attached scripts, text commands
+    ("sed -n '1~2w out' f", "unknown", "writes a file"),
+    ("sed -n '2,+1w out' f", "unknown", "writes a file"),
+    ("sed '1~1e touch x' f", "unknown", "runs a program"),
+    ("sed -n -e's/a/b/w out' f", "unknown", "writes a file"),
+    ("sed 'a\\\nhello' f", "safe", ""),
+    # awk: every program of the family and every -e program is read
+    ("mawk -F : 'BEGIN{system(\"touch x\")}'", "unknown", "system()"),
+    ("gawk -e A -e 'BEGIN{system(\"id\")}'", "unknown", "system()"),
+    ("gawk -E prog.awk", "unknown", "runs a program file"),
+    ("awk '{print $0 > \"/dev/stderr\"}' f", "safe", ""),
+    ("awk '{print ($1 > 5)}' f", "safe", ""),
+    # tar reads only with plain options
+    ("tar -cf - --remove-files docs", "destructive", "--remove-files"),
+    ("tar -tf a.tar --checkpoint=1 --checkpoint-action=exec=id", "unknown", "--checkpoint"),
+    ("tar -t --index-file=victim -f a.tar", "unknown", "--index-file"),
+    ("tar -tf a.tar -I 'sh -c id'", "unknown", "-I"),
+    # value options whose argument is optional do not hide the next word
+    ("date -I -s 2020-01-01", "unknown", "-s"),
+    ("journalctl -n --rotate", "destructive", "rotate"),
+    ("screen -S s -X quit", "destructive", "ends sessions"),
+]
+
+
+@pytest.mark.parametrize(("command", "level", "reason"), REVIEW_CASES)
+def test_review_case(command: str, level: str, reason: str) -> None:
+    verdict = classify(command)
+    assert verdict.level == level, verdict.reasons
+    assert reason in "; ".join(verdict.reasons)

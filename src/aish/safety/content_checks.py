@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from aish.safety.options import ArgView
-from aish.safety.verdict import Verdict
+from aish.safety.verdict import Verdict, worst
 
 Check = Callable[[str, ArgView], Verdict | None]
 
@@ -31,15 +31,35 @@ def _destructive(reason: str) -> Verdict:
 
 # ---- sed ----------------------------------------------------------------------------------
 
-_SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:\\.|[^/])*/[IM]*|\\(.)(?:\\.|(?!\1).)*\1)?")
+# One address: a line (with GNU `first~step`), `$`, a /regex/ or \cregexc (with flags).
+_SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/\\])*/[IM]*|\\(.)(?:\\.|(?!\1).)*\1[IM]*)"
+_SED_ADDRESS = re.compile(rf"\s*(?:{_SED_ONE}(?:\s*,\s*(?:[+~]\d+|{_SED_ONE}))?)?\s*!*\s*")
+_SED_FLAGS = re.compile(r"[gpiImMe0-9w ]*")
+_SED_VALUE_LETTERS = "fl"  # options of sed that take the rest of the word as their value
 
 
 def _sed_scripts(view: ArgView) -> list[str | None]:
     scripts = _values_after(view, ("-e", "--expression"))
-    scripts += [o.split("=", 1)[1] for o in view.options if o.startswith("--expression=")]
+    for option in view.options:
+        if option.startswith("--expression="):
+            scripts.append(option.split("=", 1)[1])
+        elif option.startswith("-") and not option.startswith("--"):
+            attached = _attached_script(option[1:])
+            if attached:
+                scripts.append(attached)
     if scripts or view.has_any(("-f", "--file*")):
         return scripts
     return [view.operands[0].value] if view.operands else []
+
+
+def _attached_script(letters: str) -> str:
+    """The script in a bundle like `-ne'p'`: the text after `e`, when there is any."""
+    for index, letter in enumerate(letters):
+        if letter == "e":
+            return letters[index + 1 :]
+        if letter in _SED_VALUE_LETTERS:
+            return ""
+    return ""
 
 
 def _values_after(view: ArgView, names: tuple[str, ...]) -> list[str | None]:
@@ -52,42 +72,67 @@ def _values_after(view: ArgView, names: tuple[str, ...]) -> list[str | None]:
 
 
 def sed_writes(script: str) -> str | None:
-    """Why a sed script could write a file or run a command, or None."""
-    i = 0
-    n = len(script)
+    """Why a sed script could write a file or run a command (or cannot be read), or None."""
+    i, n = 0, len(script)
     while i < n:
+        if script[i] in " \t\n;{}":
+            i += 1
+            continue
+        if script[i] == "#":
+            end = script.find("\n", i)
+            i = n if end < 0 else end
+            continue
         match = _SED_ADDRESS.match(script, i)
         i = match.end() if match else i
-        if i < n and script[i] == ",":
-            match = _SED_ADDRESS.match(script, i + 1)
-            i = match.end() if match else i + 1
-        while i < n and script[i] in " \t!":
-            i += 1
         if i >= n:
             break
         command = script[i]
         if command in "wWe":
             return f"sed `{command}` command writes a file or runs a program"
-        if command in "sy" and i + 1 < n:
-            delimiter = script[i + 1]
-            i += 2
-            for _ in range(2):
-                while i < n and script[i] != delimiter:
-                    i += 2 if script[i] == "\\" else 1
-                i += 1
-            flags = re.match(r"[^;}\n]*", script[i:])
+        if command in "sy":
+            end = _after_delimited(script, i + 1, 2)
+            if end is None:
+                return "sed script cannot be read"
+            flags = _SED_FLAGS.match(script, end)
             text = flags.group(0) if flags else ""
-            if command == "s" and re.search(r"[we]", text.split("#")[0]):
+            if command == "s" and ("w" in text or "e" in text):
                 return "sed s///w or s///e writes a file or runs a program"
-            i += len(text)
-        elif command in "aic":
-            end = script.find("\n", i)
-            i = n if end < 0 else end
+            i = end + len(text)
+        elif command in "aicrRbtTv:":
+            # The argument runs to the end of the line: text, a label or a file to read. Text
+            # of a/i/c continues on the next line after a trailing backslash.
+            i = _end_of_argument(script, i + 1, continued=command in "aic")
+        elif command in "lqQLz=dDgGhHnNpPxF{}":
+            i += 1
         else:
-            while i < n and script[i] not in ";\n}{":
-                i += 1
-        i += 1
+            return f"sed script has an unfamiliar command `{command}`"
     return None
+
+
+def _end_of_argument(script: str, start: int, *, continued: bool) -> int:
+    i = start
+    while True:
+        end = script.find("\n", i)
+        if end < 0:
+            return len(script)
+        if not (continued and script[:end].endswith("\\")):
+            return end
+        i = end + 1
+
+
+def _after_delimited(script: str, start: int, parts: int) -> int | None:
+    """The index after `parts` delimited fields starting at the delimiter at `start`."""
+    if start >= len(script):
+        return None
+    delimiter = script[start]
+    i = start + 1
+    for _ in range(parts):
+        while i < len(script) and script[i] != delimiter:
+            i += 2 if script[i] == "\\" else 1
+        if i >= len(script):
+            return None
+        i += 1
+    return i
 
 
 def check_sed(program: str, view: ArgView) -> Verdict | None:
@@ -103,28 +148,58 @@ def check_sed(program: str, view: ArgView) -> Verdict | None:
 # ---- awk ----------------------------------------------------------------------------------
 
 _AWK_PRINT = re.compile(r"\bprintf?\b([^;{}\n]*)")
+_AWK_HARMLESS = ('"/dev/stderr"', '"/dev/stdout"', '"/dev/null"', '"/dev/tty"', '"-"')
+
+
+def _awk_programs(view: ArgView) -> list[str | None]:
+    programs = _values_after(view, ("-e", "--source"))
+    programs += [o.split("=", 1)[1] for o in view.options if o.startswith("--source=")]
+    if programs:
+        return programs
+    return [view.operands[0].value] if view.operands else []
 
 
 def check_awk(program: str, view: ArgView) -> Verdict | None:
-    if any(o.startswith(("-f", "--file")) for o in view.options):
-        return None  # denied by the allowlist already
-    if not view.operands:
-        return None
-    text = view.operands[0].value
+    included = _values_after(view, ("-i", "--include"))
+    included += [o.split("=", 1)[1] for o in view.options if o.startswith("--include=")]
+    included += [o[2:] for o in view.options if o.startswith("-i") and len(o) > 2]
+    if "inplace" in included:
+        return _destructive("gawk -i inplace edits files in place")
+    if view.has_any(("-f", "--file*", "-E", "--exec*")):
+        return _unknown(f"{program} runs a program file")
+    verdicts = [_awk_program(text) for text in _awk_programs(view)]
+    found = [v for v in verdicts if v is not None]
+    return worst(found) if found else None
+
+
+def _awk_program(text: str | None) -> Verdict | None:
     if text is None:
         return _unknown("awk program is computed at run time")
-    code = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)  # string literals are data
+    code = re.sub(
+        r'"(?:\\.|[^"\\])*"', lambda m: m.group(0) if m.group(0) in _AWK_HARMLESS else '""', text
+    )  # string literals are data, except the harmless devices
     if re.search(r"\bsystem\s*\(", code):
         return _unknown("awk system() runs commands")
     if re.search(r"\|\s*getline|\bprintf?\b[^;{}\n]*\|(?!\|)", code.replace("||", "")):
         return _unknown("awk pipes to or from a command")
     for match in _AWK_PRINT.finditer(code):
-        statement = match.group(1)
+        statement = _without_parentheses(match.group(1))
+        for harmless in _AWK_HARMLESS:
+            statement = statement.replace(f">> {harmless}", "").replace(f">{harmless}", "")
+            statement = statement.replace(f"> {harmless}", "").replace(f">>{harmless}", "")
         if ">>" in statement:
             return _unknown("awk print >> appends to a file")
         if ">" in statement:
             return _destructive("awk print > writes over a file")
     return None
+
+
+def _without_parentheses(text: str) -> str:
+    """`print ($1 > 5)` compares; only a `>` outside parentheses redirects."""
+    previous = None
+    while previous != text:
+        previous, text = text, re.sub(r"\([^()]*\)", "", text)
+    return text
 
 
 # ---- SQL and other database languages ------------------------------------------------------
@@ -251,9 +326,48 @@ def tar_mode(view: ArgView) -> tuple[str, str | None, bool]:
     return mode, archive, to_stdout
 
 
+# Letters and long options that change nothing beyond what a reading mode prints. Anything
+# else (`--checkpoint-action=exec=…`, `-I prog`, `--index-file=f`, `--to-command`,
+# `--remove-files`, `-g`, `-F` …) leaves tar unproven.
+_TAR_PLAIN_LETTERS = frozenset("tvfzjJaxOcCkmoST")
+_TAR_VALUE_LETTERS = frozenset("fCT")
+_TAR_PLAIN_LONG = (
+    "--list", "--extract", "--get", "--create", "--to-stdout", "--file", "--gzip", "--gunzip",
+    "--bzip2", "--xz", "--zstd", "--lzma", "--auto-compress", "--verbose", "--wildcards",
+    "--no-wildcards", "--anchored", "--no-anchored", "--exclude", "--directory",
+    "--numeric-owner", "--full-time", "--utc", "--ignore-case", "--totals", "--null",
+    "--strip-components", "--occurrence", "--files-from", "--show-transformed-names",
+    "--blocking-factor", "--record-size", "--keep-old-files", "--skip-old-files",
+)  # fmt: skip
+
+
+def _tar_unfamiliar_option(view: ArgView) -> str | None:
+    words = list(view.words)
+    for index, word in enumerate(words):
+        if word is None:
+            continue
+        if index == 0 and word.isalpha():
+            word = "-" + word
+        if word.startswith("--"):
+            name = word.split("=", 1)[0]
+            if name not in _TAR_PLAIN_LONG:
+                return word
+        elif word.startswith("-") and word != "-":
+            for letter in word[1:]:
+                if letter not in _TAR_PLAIN_LETTERS:
+                    return f"-{letter}"
+                if letter in _TAR_VALUE_LETTERS:
+                    break  # the rest of the word is the option's value
+    return None
+
+
 def check_tar(program: str, view: ArgView) -> Verdict | None:
     mode, archive, to_stdout = tar_mode(view)
-    if mode == "t" or (mode == "x" and to_stdout) or (mode == "c" and archive == "-"):
+    reading = mode == "t" or (mode == "x" and to_stdout) or (mode == "c" and archive == "-")
+    unfamiliar = _tar_unfamiliar_option(view)
+    if reading and unfamiliar is not None:
+        return _unknown(f"tar {unfamiliar} is not known to be harmless")
+    if reading:
         return Verdict("safe")
     if mode == "c":
         return _unknown("tar creates an archive file")

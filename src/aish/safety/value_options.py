@@ -14,17 +14,25 @@ def _set(text: str) -> frozenset[str]:
 
 VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "git": _set("-C -c --git-dir --work-tree --namespace --config-env --super-prefix"),
-    "docker": _set("-H --host --context -c --config -l --log-level"),
+    "docker": _set("-H --host --context -c --config -l --log-level --tlscacert --tlscert --tlskey"),
     "podman": _set("--connection -c --url --identity --log-level"),
     "kubectl": _set(
         "-n --namespace --context --cluster --kubeconfig --user -s --server -l --selector "
-        "-o --output -c --container --field-selector --as"
+        "-o --output -c --container --field-selector --as --as-group --token "
+        "--certificate-authority --client-certificate --client-key --request-timeout "
+        "--tls-server-name --username --password --cache-dir"
     ),
-    "helm": _set("-n --namespace --kube-context --kubeconfig -o --output"),
+    "helm": _set(
+        "-n --namespace --kube-context --kubeconfig -o --output --kube-as-user "
+        "--kube-as-group --kube-apiserver --kube-ca-file --kube-token --registry-config "
+        "--repository-cache --repository-config"
+    ),
     "systemctl": _set("-H --host -M --machine -p --property -t --type --state -n --lines -o"),
-    "journalctl": _set("-u --unit -n --lines -p --priority -o --output -b --boot -S -U -t"),
+    # Not -n/-b: their argument is optional (`journalctl -n --rotate` rotates).
+    "journalctl": _set("-u --unit -p --priority -o --output -S -U -t"),
     "crontab": _set("-u"),
-    "screen": _set("-S -p -c -t -T -h -e -X"),
+    # Not -X: its words are the command screen sends (`-X quit`).
+    "screen": _set("-S -p -c -t -T -h -e"),
     "tmux": _set("-L -S -f -c -t -s -n"),
     "aws": _set("--profile --region --output --endpoint-url --query --color --cli-read-timeout"),
     "gcloud": _set("--project --account --configuration --format --zone --region"),
@@ -35,7 +43,10 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "terraform": _set("-chdir"),
     "ssh-keygen": _set("-f -t -b -C -N -P -F -R -E -O -Z -I -n -V -z -m"),
     "sed": _set("-e --expression -f --file -l --line-length"),
-    "awk": _set("-F -v -f"),
+    **dict.fromkeys(
+        ("awk", "gawk", "mawk", "nawk"),
+        _set("-F -v -f -e --source -E --exec -i --include -l --load --field-separator --assign"),
+    ),
     "grep": _set("-e -f -m -A -B -C --regexp --file --max-count"),
     "ps": _set("-o -p -u -U -g -G -C -t --sort"),
     "sort": _set("-k -t -S -T --key --field-separator --buffer-size"),
@@ -45,7 +56,8 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
         "-H --header -u --user -A --user-agent -e --referer -x --proxy -m -d --data --data-raw "
         "--data-binary --data-urlencode -F --form -o --output -T --upload-file"
     ),
-    "date": _set("-d --date -r --reference -I"),
+    # Not -I: its argument is optional (`date -I -s …` sets the clock).
+    "date": _set("-d --date -r --reference"),
     "find": _set(""),
     "ip": _set("-n -netns -f -family"),
     "npm": _set("--prefix -w --workspace"),
