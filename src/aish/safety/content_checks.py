@@ -90,14 +90,14 @@ def sed_writes(script: str) -> str | None:
         if command in "wWe":
             return f"sed `{command}` command writes a file or runs a program"
         if command in "sy":
-            end = _after_delimited(script, i + 1, 2)
-            if end is None:
+            after = _after_delimited(script, i + 1, 2)
+            if after is None:
                 return "sed script cannot be read"
-            flags = _SED_FLAGS.match(script, end)
+            flags = _SED_FLAGS.match(script, after)
             text = flags.group(0) if flags else ""
             if command == "s" and ("w" in text or "e" in text):
                 return "sed s///w or s///e writes a file or runs a program"
-            i = end + len(text)
+            i = after + len(text)
         elif command in "aicrRbtTv:":
             # The argument runs to the end of the line: text, a label or a file to read. Text
             # of a/i/c continues on the next line after a trailing backslash.
