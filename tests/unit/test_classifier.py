@@ -261,6 +261,21 @@ REVIEW_CASES = [
     ("date -I -s 2020-01-01", "unknown", "-s"),
     ("journalctl -n --rotate", "destructive", "rotate"),
     ("screen -S s -X quit", "destructive", "ends sessions"),
+    # writes that go nowhere are not alarms; writes to devices always are
+    ("curl -fsS -o /dev/null https://example.com/health", "safe", ""),
+    ("curl -o page.html https://example.com", "destructive", "curl -o"),
+    ("dd if=/dev/sda of=/dev/null bs=1M", "unknown", "dd"),
+    ("echo x | tee /dev/tty", "safe", ""),
+    ("cp x.iso /dev/sdb", "destructive", "device"),
+    ("cp /dev/sdb disk.img", "unknown", "cp"),
+    ("echo b >> /proc/sysrq-trigger", "destructive", "device"),
+    ("sort -u data | sponge data", "destructive", "sponge"),
+    ("podman system reset", "destructive", "removes"),
+    ("docker service rm web", "destructive", "removes"),
+    ("kubectl rollout undo deploy/api", "destructive", "rolls"),
+    ("wipefs /dev/sdb", "unknown", "wipefs"),
+    ("wipefs -a /dev/sdb", "destructive", "wipes"),
+    ("parted /dev/sda print", "unknown", "parted"),
 ]
 
 

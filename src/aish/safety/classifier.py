@@ -17,14 +17,14 @@ from functools import lru_cache
 from aish.safety import code_runners
 from aish.safety.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg, Invocation, walk_bash
 from aish.safety.content_checks import CONTENT_CHECKS
-from aish.safety.destructive_rules import DESTRUCTIVE_RULES
+from aish.safety.destructive_rules import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.history_expansion import history_expansion
 from aish.safety.options import ArgView, split_args
 from aish.safety.read_only_rules import READ_ONLY_RULES
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rule_listing import describe_rules
-from aish.safety.rule_types import DestructiveRule, ReadOnly
+from aish.safety.rule_types import NOWHERE, DestructiveRule, ReadOnly
 from aish.safety.user_rules import UserRules
 from aish.safety.value_options import VALUE_OPTIONS
 from aish.safety.verdict import SAFE, Verdict, worst
@@ -47,9 +47,10 @@ _NO_RULES = UserRules()
 _SYSTEM_DIRS = _words(
     "/bin /usr/bin /sbin /usr/sbin /usr/local/bin /usr/local/sbin /opt/homebrew/bin"
 )
-_HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr"))
+
 _OVERWRITING = frozenset((">", ">|", "&>", ">&", "<>"))
 _APPENDING = frozenset((">>", "&>>"))
+_DEVICES = re.compile(DEVICES)
 # Variables that change how every later command runs.
 _SENSITIVE_VARIABLES = _words(
     "PATH LD_PRELOAD LD_LIBRARY_PATH BASH_ENV ENV PROMPT_COMMAND IFS SHELLOPTS BASHOPTS "
@@ -128,11 +129,15 @@ class _Judge:
         ]
         for redirect in walk.redirects:
             target = redirect.target
-            if target is None or target.substitution or target.value in _HARMLESS_TARGETS:
+            if target is None or target.substitution or target.value in NOWHERE:
                 continue
             if redirect.operator in _OVERWRITING:
                 parts.append(
                     destructive(f"{redirect.operator} {target.text} writes over the file", via)
+                )
+            elif redirect.operator in _APPENDING and _DEVICES.search(target.value or ""):
+                parts.append(
+                    destructive(f"{redirect.operator} {target.text} writes to a device", via)
                 )
             elif redirect.operator in _APPENDING:
                 parts.append(unknown(f"{redirect.operator} {target.text} appends to a file", via))

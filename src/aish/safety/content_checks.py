@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from aish.safety.options import ArgView
+from aish.safety.rule_types import NOWHERE
 from aish.safety.verdict import Verdict, worst
 
 Check = Callable[[str, ArgView], Verdict | None]
@@ -390,6 +391,16 @@ def check_wget(program: str, view: ArgView) -> Verdict | None:
     return None
 
 
+def check_curl(program: str, view: ArgView) -> Verdict | None:
+    """`curl -o FILE` writes over FILE; `-o /dev/null` (a health check) writes nowhere."""
+    targets = _values_after(view, ("-o", "--output"))
+    targets += [o.split("=", 1)[1] for o in view.options if o.startswith("--output=")]
+    targets += [o[2:] for o in view.options if o.startswith("-o") and len(o) > 2]
+    if any(t is None or t not in NOWHERE for t in targets):
+        return _destructive("curl -o writes the download over a file")
+    return None
+
+
 def check_git(program: str, view: ArgView) -> Verdict | None:
     for option in view.leading:
         if option == "-c" or option.startswith(("--config-env", "--exec-path")):
@@ -409,4 +420,5 @@ CONTENT_CHECKS: dict[str, Check] = {
     "tar": check_tar,
     "git": check_git,
     "wget": check_wget,
+    "curl": check_curl,
 }

@@ -12,6 +12,10 @@ _RECURSIVE = ("-R", "--recursive")
 _DRY_RUN = ("-n", "--dry-run")
 _PKG_REMOVE = "remove|purge|autoremove|erase|uninstall|rm|del|autopurge"
 _SYSTEM_DIRS = r"^(/|~/?|/(etc|usr|bin|sbin|lib|lib64|boot|var|home|root|opt)/?)$"
+# Where writing goes nowhere: /dev/null, the terminal, the standard streams.
+_NOWHERE = r"/dev/(null|stdout|stderr|tty|fd/[12])"
+# Block devices and kernel interfaces: any write there changes a disk or the running system.
+DEVICES = r"^/(dev/(sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|mapper/|disk/)|proc/|sys/)"
 _CLOUD_DELETE = "rm|rb|mv|delete*|remove*|terminate*|deregister*|purge*|destroy*"
 _GIT_FORCE_PUSH = (
     "-f",
@@ -44,14 +48,18 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("cp",), "copying /dev/null truncates the target", operand=r"^/dev/(null|zero)$"),
     R(("install",), "install overwrites its target", unless=("-d", "--directory")),
     R(("ln",), "ln -f replaces an existing file", options=("-f", "--force")),
-    R(("dd",), "dd of= writes over a file or device", operand=r"^of="),
-    R(("tee",), "tee writes over its files", operand=r"^(?!/dev/(null|stdout|stderr)$)",
+    R(("dd",), "dd of= writes over a file or device", operand=rf"^of=(?!{_NOWHERE}$)"),
+    R(("tee",), "tee writes over its files", operand=rf"^(?!{_NOWHERE}$)",
       unless=("-a", "--append")),
+    R(("sponge",), "sponge writes over its file", operand=rf"^(?!{_NOWHERE}$)",
+      unless=("-a", "--append")),
+    R(("cp", "mv", "install", "ln", "rsync"), "writes to a device or the kernel",
+      operand=DEVICES, last_operand=True),
+    R(("tee",), "writes to a device or the kernel", operand=DEVICES),
     R(("sed",), "sed -i edits files in place", options=("-i", "--in-place*")),
     R(("perl",), "perl -i edits files in place", options=("-i",)),
     R(("yq",), "yq -i edits files in place", options=("-i", "--inplace")),
     R(("sort",), "sort -o writes over its output file", options=("-o", "--output")),
-    R(("curl",), "curl -o writes the download over a file", options=("-o", "--output")),
     R(("ffmpeg",), "ffmpeg -y overwrites its output", options=("-y",)),
     R(("unzip",), "unzip -o overwrites files without asking", options=("-o",)),
     R(("tar",), "tar --overwrite/--delete/--remove-files replaces or deletes files",
@@ -67,9 +75,10 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("setfacl",), "recursive or removing ACL change",
       options=("-R", "--recursive", "-b", "-k")),
     # ---- disks and filesystems
-    R(("mkfs", "mke2fs", "mkswap", "wipefs", "blkdiscard"), "formats or wipes a device"),
+    R(("mkfs", "mke2fs", "mkswap", "blkdiscard"), "formats or wipes a device"),
+    R(("wipefs",), "wipes signatures", options=("-a", "--all", "-o", "--offset")),
     R(("fdisk", "sfdisk", "cfdisk", "parted", "sgdisk", "gdisk"), "edits partition tables",
-      unless=("-l", "--list", "--print")),
+      unless=("-l", "--list", "--print", "-p"), unless_operand=r"^(print|p)$"),
     R(("cryptsetup",), "destroys encrypted volumes",
       sub=("luksFormat|erase|luksErase|luksKillSlot",)),
     R(("lvremove", "vgremove", "pvremove"), "removes LVM volumes"),
@@ -149,14 +158,15 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("docker", "podman", "nerdctl"), "removes or stops containers, images or volumes",
       sub=("rm|rmi|kill|stop|prune",)),
     R(("docker", "podman", "nerdctl"), "removes containers, images, volumes or networks",
-      sub=("container|image|volume|network|system|builder|buildx",
-           "rm|prune|remove|kill|stop")),
+      sub=("container|image|volume|network|system|builder|buildx|stack|service|secret|node|"
+           "config|plugin|context|manifest",
+           "rm|rmi|prune|remove|kill|stop|reset|down")),
     R(("docker", "podman"), "takes down or removes compose services",
       sub=("compose", "down|rm|kill|stop")),
     R(("docker-compose", "podman-compose"), "takes down or removes services",
       sub=("down|rm|kill|stop",)),
-    R(("kubectl", "oc"), "deletes or evicts cluster resources",
-      sub=("delete|drain|replace|rollout-undo",)),
+    R(("kubectl", "oc"), "deletes or evicts cluster resources", sub=("delete|drain|replace",)),
+    R(("kubectl", "oc"), "rolls a deployment back", sub=("rollout", "undo")),
     R(("kubectl", "oc"), "scales, replaces or patches cluster resources by force",
       options=("--force", "--grace-period*")),
     R(("helm",), "uninstalls releases", sub=("uninstall|delete|del|un|rollback",)),

@@ -47,7 +47,7 @@ _CONFIG_WRITES = _options(
     "--add --unset* --replace-all --rename-section --remove-section -e --edit"
 )
 _CURL_WRITES = _options(
-    "-o --output* -O --remote-name* -d --data* -X --request* -T --upload-file* -F --form* -K "
+    "-O --remote-name* -d --data* -X --request* -T --upload-file* -F --form* -K "
     "--config* --json* -c --cookie-jar* -D --dump-header* --trace* --stderr* --libcurl* "
     "--etag-save* --hsts* --alt-svc*"
 )

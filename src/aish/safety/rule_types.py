@@ -27,11 +27,20 @@ class DestructiveRule:
     options: tuple[str, ...] = ()
     operand: str | None = None
     unless: tuple[str, ...] = ()
+    # An operand that makes it harmless (`parted /dev/sda print`).
+    unless_operand: str | None = None
+    # Match `operand` against the last operand only: the destination of `cp a b`.
+    last_operand: bool = False
 
     def matches(self, program: str, view: ArgView) -> bool:
         if program not in self.programs or not sub_matches(self.sub, view):
             return False
         if view.has_any(self.unless):
+            return False
+        if self.unless_operand is not None and any(
+            a.value is not None and _regex(self.unless_operand).search(a.value)
+            for a in view.operands[len(self.sub) :]
+        ):
             return False
         if not self.options and self.operand is None:
             return True
@@ -41,6 +50,8 @@ class DestructiveRule:
             return False
         pattern = _regex(self.operand)
         rest = view.operands[len(self.sub) :]
+        if self.last_operand:
+            rest = rest[-1:]
         # A computed operand (`of="$DISK"`, `tee "$f"`) is matched as written: the rule is about
         # where it points, and a variable can point anywhere.
         return any(
@@ -75,7 +86,7 @@ class ReadOnly:
         if self.require and not view.has_any(self.require):
             return f"read-only only with {' or '.join(self.require)}"
         # A `<(…)` or /dev/null operand is no file of the user's.
-        extra = sum(1 for a in view.operands if not a.substitution and a.value not in _DEVICES)
+        extra = sum(1 for a in view.operands if not a.substitution and a.value not in NOWHERE)
         extra -= len(self.sub)
         if self.max_operands is not None and extra > self.max_operands:
             return (
@@ -93,7 +104,9 @@ def sub_matches(sub: tuple[str, ...], view: ArgView) -> bool:
     return True
 
 
-_DEVICES = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr"))
+NOWHERE = frozenset(
+    ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2")
+)
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
 
