@@ -276,6 +276,17 @@ REVIEW_CASES = [
     ("wipefs /dev/sdb", "unknown", "wipefs"),
     ("wipefs -a /dev/sdb", "destructive", "wipes"),
     ("parted /dev/sda print", "unknown", "parted"),
+    # GNU and git accept unique prefixes of long options
+    ("sed --i s/a/b/ f", "destructive", "in place"),
+    ("sort --out=/etc/passwd x", "destructive", "sort -o"),
+    ("git ls-remote --upload='touch x;' .", "unknown", "--upload-pack"),
+    ("git branch --del old", "destructive", "branch"),
+    ("rsync -a --del src/ dst/", "destructive", "--delete"),
+    ("dmesg --clea", "destructive", "clears"),
+    ("terraform plan -out=tfplan", "unknown", "-out"),
+    # a computed word in option position keeps a reader with dangerous options unproven
+    ("find . -name x -$action", "unknown", "computed"),
+    ("head -$N file", "safe", ""),
 ]
 
 

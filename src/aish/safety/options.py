@@ -29,19 +29,23 @@ class ArgView:
     double_dash: bool = False
     # Options before the first operand: a subcommand program's global options (`git -c …`).
     leading: tuple[str, ...] = ()
+    # A word that starts like an option but is computed at run time (`-$flags`).
+    computed_option: bool = False
 
-    def has(self, spec: str) -> bool:
+    def has(self, spec: str, *, abbreviated: bool = False) -> bool:
+        """Whether `spec` is among the options. With `abbreviated`, a unique-prefix spelling
+        (`--in` for `--in-place`, as getopt_long and git accept) counts too: the right reading
+        where an option is an alarm, never where it is a proof."""
         if spec == "--":
             return self.double_dash
-        return any(option_matches(token, spec) for token in self.options) or (
-            _is_word_option(spec) and spec in self.words
+        if any(option_matches(token, spec, abbreviated=abbreviated) for token in self.options):
+            return True
+        return _is_word_option(spec) and any(
+            word is not None and option_matches(word, spec) for word in self.words
         )
 
-    def has_any(self, specs: Iterable[str]) -> bool:
-        return any(self.has(spec) for spec in specs)
-
-    def operand_values(self) -> list[str | None]:
-        return [a.value for a in self.operands]
+    def has_any(self, specs: Iterable[str], *, abbreviated: bool = False) -> bool:
+        return any(self.has(spec, abbreviated=abbreviated) for spec in specs)
 
 
 def split_args(args: Sequence[Arg], value_options: frozenset[str] = frozenset()) -> ArgView:
@@ -51,12 +55,16 @@ def split_args(args: Sequence[Arg], value_options: frozenset[str] = frozenset())
     operands: list[Arg] = []
     ended = False
     skip_next = False
+    computed_option = False
     for arg in args:
         value = arg.value
         if skip_next:
             skip_next = False
             continue
         if ended or value is None or not value.startswith("-") or value == "-":
+            computed_option = computed_option or (
+                not ended and value is None and arg.text.startswith("-")
+            )
             operands.append(arg)
             continue
         if value == "--":
@@ -68,16 +76,20 @@ def split_args(args: Sequence[Arg], value_options: frozenset[str] = frozenset())
         if value in value_options:
             skip_next = True
     words = tuple(a.value for a in args)
-    return ArgView(tuple(options), tuple(operands), words, ended, tuple(leading))
+    return ArgView(tuple(options), tuple(operands), words, ended, tuple(leading), computed_option)
 
 
-def option_matches(token: str, spec: str) -> bool:
+def option_matches(token: str, spec: str, *, abbreviated: bool = False) -> bool:
     if spec.startswith("--"):
-        if spec.endswith("*"):
-            return token.startswith(spec[:-1])
-        return token == spec or token.startswith(spec + "=")
+        base = spec.removesuffix("*")
+        if spec.endswith("*") and token.startswith(base):
+            return True
+        if token == base or token.startswith(base + "="):
+            return True
+        name = token.split("=", 1)[0]
+        return abbreviated and name.startswith("--") and len(name) > 2 and base.startswith(name)
     if _is_word_option(spec):
-        return token == spec
+        return token.startswith(spec[:-1]) if spec.endswith("*") else token == spec
     # A short option: inside a bundle of single-dash letters.
     return not token.startswith("--") and spec[1] in token[1:]
 

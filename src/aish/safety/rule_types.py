@@ -44,7 +44,7 @@ class DestructiveRule:
             return False
         if not self.options and self.operand is None:
             return True
-        if self.options and view.has_any(self.options):
+        if self.options and view.has_any(self.options, abbreviated=True):
             return True
         if self.operand is None:
             return False
@@ -80,7 +80,10 @@ class ReadOnly:
 
     def objection(self, view: ArgView) -> str | None:
         """Why this entry does not prove the command read-only, or None when it does."""
-        hit = next((spec for spec in self.deny if view.has(spec)), None)
+        if view.computed_option and (self.deny or self.require):
+            # A reader with dangerous options is only proven safe when its options are known.
+            return "an option is computed at run time"
+        hit = next((spec for spec in self.deny if view.has(spec, abbreviated=True)), None)
         if hit is not None:
             return f"{hit} can write or run programs"
         if self.require and not view.has_any(self.require):
