@@ -287,6 +287,23 @@ REVIEW_CASES = [
     # a computed word in option position keeps a reader with dangerous options unproven
     ("find . -name x -$action", "unknown", "computed"),
     ("head -$N file", "safe", ""),
+    # wrappers: a lookup option only means "nothing runs" when it is a lookup
+    ("sudo -k rm -rf /srv", "destructive", "rm"),
+    ("sudo -l", "safe", ""),
+    ("parallel ::: 'rm -rf ~/x'", "destructive", "rm"),
+    ("echo 'rm -rf ~' | parallel", "destructive", "each input line"),
+    ("parallel echo ::: a b", "safe", ""),
+    ("pkexec rm -rf /srv", "destructive", "via pkexec"),
+    ("runuser -u app -- rm -rf /srv", "destructive", "via runuser"),
+    ("runuser -l app -c 'rm -rf /srv'", "destructive", "via runuser -c"),
+    ("strace -f rm x", "destructive", "via strace"),
+    ("strace -o trace.txt ls", "unknown", "strace -o"),
+    ("script -q -c 'rm -rf x' /dev/null", "destructive", "via script -c"),
+    ("systemd-run --user rm -rf ~/x", "destructive", "via systemd-run"),
+    ("nsenter -t 1 -m rm -rf /x", "destructive", "via nsenter"),
+    ("taskset 0x1 rm x", "destructive", "via taskset"),
+    ("fakeroot rm x", "destructive", "via fakeroot"),
+    ("eatmydata rm x", "destructive", "via eatmydata"),
 ]
 
 

@@ -175,7 +175,7 @@ class _Judge:
                     return mine
             return unknown(objection, via)
         mine = self._userdestructive(program, args, via)
-        if program in WRAPPERS:
+        if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
             return worst([mine, self._wrapped(program, args, inv, depth, via)])
         if args and all(a.value in _HELP_ONLY for a in args):
             return mine
@@ -201,6 +201,8 @@ class _Judge:
             parts.append(self.text(inner.code, depth + 1, step))
         elif inner.args:
             parts.append(self.words(inner.args[0], inner.args[1:], inv, depth, step))
+        elif program == "parallel":
+            parts.append(code_runners.parallel_inputs(self, args, inv, depth, via))
         elif inner.alone == "safe":
             parts.append(SAFE)
         else:
@@ -216,8 +218,10 @@ class _Judge:
             return code_runners.eval_code(self, args, depth, via)
         if program == "trap":
             return code_runners.trap(self, args, depth, via)
-        if program == "su":
-            return code_runners.su(self, args, depth, via)
+        if program == "su" or (program == "runuser" and code_runners.command_option(args)):
+            return code_runners.su(self, program, args, depth, via)
+        if program == "script":
+            return code_runners.script(self, args, depth, via)
         if program in ("source", "."):
             if args and args[0].substitution:
                 return destructive(f"{program} <(…) runs code produced by a command", via)

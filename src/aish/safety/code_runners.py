@@ -93,12 +93,47 @@ def trap(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
     return worst([inner, unknown("trap changes what the shell runs on a signal", via)])
 
 
-def su(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
+def command_option(args: Sequence[Arg]) -> Arg | None:
+    """The code of `su -c CODE`, `runuser -c CODE`, `script -c CODE`."""
     values = [a.value for a in args]
-    for flag in ("-c", "--command"):
-        if flag in values and values.index(flag) + 1 < len(args):
-            return judge.text(args[values.index(flag) + 1].code, depth + 1, (*via, "su -c"))
-    return unknown("su without -c opens a shell as another user", via)
+    for index, value in enumerate(values):
+        if value in ("-c", "--command") and index + 1 < len(args):
+            return args[index + 1]
+        if value is not None and value.startswith("--command="):
+            return Arg(value, value.split("=", 1)[1], value.split("=", 1)[1])
+    return None
+
+
+def su(judge: Judge, program: str, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
+    code = command_option(args)
+    if code is None:
+        return unknown(f"{program} without -c opens a shell as another user", via)
+    return judge.text(code.code, depth + 1, (*via, f"{program} -c"))
+
+
+def script(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
+    """`script -c CODE [FILE]` runs CODE and writes a typescript of it to FILE."""
+    code = command_option(args)
+    records = unknown("script records the session to a file", via)
+    if code is None:
+        return worst([records, unknown("script opens a shell", via)])
+    return worst([records, judge.text(code.code, depth + 1, (*via, "script -c"))])
+
+
+def parallel_inputs(
+    judge: Judge, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
+) -> Verdict:
+    """`parallel ::: 'cmd1' 'cmd2'` with no command of its own runs each argument (or each
+    input line) as a command."""
+    values = [a.value for a in args]
+    lists = [i for i, v in enumerate(values) if v in (":::", ":::+")]
+    if lists:
+        commands = [a for a in args[lists[0] + 1 :] if a.value not in (":::", ":::+", "::::")]
+        step = (*via, "parallel")
+        return worst([judge.text(a.code, depth + 1, step) for a in commands])
+    if inv.stdin in ("pipe", "file", "command") or "::::" in values:
+        return destructive("parallel runs each input line as a command", via)
+    return unknown("parallel without a command runs its input as commands", via)
 
 
 def eval_code(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:

@@ -109,8 +109,35 @@ WRAPPERS: dict[str, Wrapper] = {
             "--delay --timeout --colsep -d --delimiter -I --workdir --wd"
         ),
         joins=True,
+        alone="unknown",
+        alone_reason="parallel without a command runs its input as commands",
         risky=(("--joblog", "parallel --joblog writes a file"), ("--results", "writes files")),
     ),
+    "pkexec": Wrapper(_opts("--user"), alone="unknown", alone_reason="pkexec opens a root shell"),
+    "runuser": Wrapper(
+        _opts("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment"),
+        alone="unknown",
+        alone_reason="runuser opens a shell as another user",
+    ),
+    "strace": Wrapper(
+        _opts("-o -e -p -s -u -a -E -I -b -O -P -S -X --output --trace --attach --user"),
+        risky=(("-o", "strace -o writes a file"), ("--output", "strace -o writes a file")),
+        alone="unknown",
+        alone_reason="strace attaches to a process",
+    ),
+    "ltrace": Wrapper(_opts("-o -e -p -s -u -a -n"), risky=(("-o", "ltrace -o writes a file"),)),
+    "systemd-run": Wrapper(
+        _opts(
+            "-u --unit -p --property -M --machine -H --host --uid --gid --nice -E --setenv "
+            "--working-directory --slice --description --on-active --on-calendar"
+        ),
+        concern="systemd-run starts a service unit",
+    ),
+    "nsenter": Wrapper(_opts("-t --target -S --setuid -G --setgid -w --wd -r --root")),
+    "unshare": Wrapper(_opts("--propagation --setgroups --map-user --map-group")),
+    "taskset": Wrapper(_opts(""), skip_operands=1),
+    "fakeroot": Wrapper(_opts("-l --lib --faked -s -i")),
+    "eatmydata": Wrapper(),
 }
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -118,7 +145,8 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # Options of a wrapper that mean "nothing runs" (a lookup or a listing).
 _LOOKUPS: dict[str, frozenset[str]] = {
     "command": _opts("-v -V"),
-    "sudo": _opts("-l --list -v --validate -k --reset-timestamp -K --remove-timestamp -V"),
+    # Not -k/-K/-v: with a command after them, sudo still runs it.
+    "sudo": _opts("-l --list -V --version"),
 }
 
 
