@@ -13,6 +13,7 @@ comes back as `ok=False` with a short reason.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ __all__ = [
     "parse_bash",
     "parsed_tree",
     "unescape_double_quoted",
+    "unescape_word",
     "word_value",
 ]
 
@@ -187,6 +189,11 @@ def parsed_tree(text: str) -> Iterator[tuple[Node, str | None]]:
 def node_text(node: Node) -> str:
     """A node's text as written (inside `parsed_tree`)."""
     return _text(node)
+
+
+def unescape_word(text: str) -> str:
+    """Backslash removal as in an unquoted word."""
+    return _unescape(text)
 
 
 def unescape_double_quoted(text: str) -> str:
@@ -431,16 +438,32 @@ def _unescape_dq(text: str) -> str:
     return "".join(out)
 
 
+_ANSI_C_NUMERIC = re.compile(
+    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.))", re.S
+)
+
+
 def _ansi_c(text: str) -> str:
+    """The value of `$'…'`: named escapes, \\xHH, \\uHHHH, \\UHHHHHHHH, octal and \\cX."""
     out: list[str] = []
     i = 0
     while i < len(text):
         if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in _ANSI_C_ESCAPES:
             out.append(_ANSI_C_ESCAPES[text[i + 1]])
             i += 2
-        else:
+            continue
+        numeric = _ANSI_C_NUMERIC.match(text, i) if text[i] == "\\" else None
+        if numeric is None:
             out.append(text[i])
             i += 1
+            continue
+        hex_byte, short, long, octal, control = numeric.groups()
+        if control is not None:
+            out.append(chr(ord(control.upper()) ^ 0x40) if control != "?" else "\x7f")
+        else:
+            code = int(hex_byte or short or long, 16) if octal is None else int(octal, 8)
+            out.append(chr(min(code, 0x10FFFF)))
+        i = numeric.end()
     return "".join(out)
 
 

@@ -146,6 +146,8 @@ class _Judge:
             for name in walk.assigned
             if name in _SENSITIVE_VARIABLES
         ]
+        parts += [self.text(code, depth + 1, (*via, "`…`")) for code in walk.embedded]
+        parts += [unknown(concern, via) for concern in walk.concerns]
         return worst(parts)
 
     def invocation(self, inv: Invocation, depth: int, via: Via) -> Verdict:
@@ -223,9 +225,7 @@ class _Judge:
         if program == "script":
             return code_runners.script(self, args, depth, via)
         if program in ("source", "."):
-            if args and args[0].substitution:
-                return destructive(f"{program} <(…) runs code produced by a command", via)
-            return unknown(f"{program} runs a script in the shell", via)
+            return code_runners.source(program, args, inv, via)
         if program in code_runners.INTERPRETERS:
             return code_runners.interpreter(program, args, inv, via)
         view = split_args(args, VALUE_OPTIONS.get(program, frozenset()))

@@ -8,6 +8,7 @@ a command (`bash -c "$(curl …)"`, like `curl | sh`: destructive).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -29,6 +30,9 @@ INTERPRETERS = _words(
 )
 DATABASE_CLIENTS = frozenset((*SQL_CLIENTS, "redis-cli", "mongosh", "mongo"))
 _INLINE_CODE = ("-c", "-e", "-E", "--eval", "-p", "-r", "-m")
+# Input that is another command's output: a pipe or `< <(cmd)`.
+_FED = frozenset(("pipe", "command"))
+_DOWNLOADERS = re.compile(r"\b(curl|wget|fetch|aria2c|nc|ncat|socat)\b")
 
 
 class Judge(Protocol):
@@ -72,8 +76,8 @@ def shell(
         return unknown(f"{program} runs a script: {rest[0].text}", via)
     if inv.stdin == "text" and inv.stdin_code is not None:
         return _code(judge, inv.stdin_code, program, depth, step)
-    if inv.stdin == "pipe":
-        return destructive(f"piping into {program} runs whatever it receives", via)
+    if inv.stdin in _FED:
+        return destructive(_fed_reason(program, inv), via)
     return unknown(f"{program} reads commands from its input", via)
 
 
@@ -136,11 +140,29 @@ def parallel_inputs(
     return unknown("parallel without a command runs its input as commands", via)
 
 
+def _fed_reason(program: str, inv: Invocation) -> str:
+    if inv.stdin == "pipe":
+        return f"piping into {program} runs whatever it receives"
+    return f"{program} < <(…) runs another command's output"
+
+
 def eval_code(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
     code = " ".join(a.code for a in args)
     if code.strip() == COMMAND_OUTPUT:
+        if any(_DOWNLOADERS.search(a.text) for a in args):
+            return destructive("eval runs code downloaded from the network (like curl | sh)", via)
         return unknown("eval runs code produced by a command", via)
     return judge.text(code, depth + 1, (*via, "eval"))
+
+
+def source(program: str, args: Sequence[Arg], inv: Invocation, via: Via) -> Verdict:
+    """`source FILE` runs FILE in the shell; from a pipe or `<(…)` it runs another command's
+    output."""
+    script = args[0] if args else None
+    fed = script is not None and script.value in ("/dev/stdin", "-") and inv.stdin in _FED
+    if (script is not None and script.substitution) or fed:
+        return destructive(f"{program} runs code produced by a command", via)
+    return unknown(f"{program} runs a script in the shell", via)
 
 
 def interpreter(program: str, args: Sequence[Arg], inv: Invocation, via: Via) -> Verdict:
@@ -148,8 +170,8 @@ def interpreter(program: str, args: Sequence[Arg], inv: Invocation, via: Via) ->
     if program == "perl" and view.has("-i"):
         return destructive("perl -i edits files in place", via)
     reads_stdin = not view.operands or view.operands[0].value in ("-", "/dev/stdin")
-    if reads_stdin and not view.has_any(_INLINE_CODE) and inv.stdin == "pipe":
-        return destructive(f"piping into {program} runs whatever it receives", via)
+    if reads_stdin and not view.has_any(_INLINE_CODE) and inv.stdin in _FED:
+        return destructive(_fed_reason(program, inv), via)
     if view.operands and view.operands[0].substitution:
         return destructive(f"{program} <(…) runs code produced by a command", via)
     if view.has_any(_INLINE_CODE):
@@ -158,8 +180,8 @@ def interpreter(program: str, args: Sequence[Arg], inv: Invocation, via: Via) ->
 
 
 def database(program: str, inv: Invocation, via: Via) -> Verdict:
-    if inv.stdin == "pipe":
-        return destructive(f"piping into {program} runs whatever it receives", via)
+    if inv.stdin in _FED:
+        return destructive(_fed_reason(program, inv), via)
     if inv.stdin == "text" and inv.stdin_code is not None and program in SQL_CLIENTS:
         verdict = sql_verdict(inv.stdin_code) or SAFE
         return located(verdict, via)

@@ -13,10 +13,18 @@ marker word, so the re-parsed command can tell "a variable was here" from a plai
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from aish.safety.bash_syntax import node_text, parsed_tree, unescape_double_quoted, word_value
+from aish.safety.bash_syntax import (
+    node_text,
+    parsed_tree,
+    unescape_double_quoted,
+    unescape_word,
+    word_value,
+)
+from aish.safety.brace_expansion import expand_braces
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -36,7 +44,8 @@ __all__ = [
 DYNAMIC_VALUE = "__aish_dynamic_value__"
 COMMAND_OUTPUT = "__aish_command_output__"
 
-Stdin = Literal["inherited", "pipe", "file", "text"]
+# Where a command's input comes from; "command" is `< <(cmd)`, another command's output.
+Stdin = Literal["inherited", "pipe", "file", "text", "command"]
 
 _EXPANSIONS = frozenset(("simple_expansion", "expansion", "arithmetic_expansion"))
 _SUBSTITUTIONS = frozenset(("command_substitution", "process_substitution"))
@@ -92,6 +101,11 @@ class Walk:
     assigned: tuple[str, ...]
     # Functions the line defines: calling one runs its body, not the program of that name.
     functions: tuple[str, ...] = ()
+    # Code bash runs that tree-sitter leaves as text: backticks in an unquoted heredoc body,
+    # backticks escaped inside backticks.
+    embedded: tuple[str, ...] = ()
+    # Why parts of the line are beyond judging (`${x@P}` runs the commands in x's value).
+    concerns: tuple[str, ...] = ()
 
 
 def walk_bash(text: str) -> Walk:
@@ -101,10 +115,14 @@ def walk_bash(text: str) -> Walk:
         redirects: list[Redirect] = []
         assigned: list[str] = []
         functions: list[str] = []
+        embedded: list[str] = []
+        concerns: list[str] = []
         stack = [root]
         while stack:
             node = stack.pop()
             kind = node.type
+            if kind == "variable_assignment" and _stores_code(node):
+                concerns.append(f"{node_text(node)[:40]} stores command text in a variable")
             if kind == "command":
                 invocation = _invocation(node)
                 if invocation is not None:
@@ -122,8 +140,61 @@ def walk_bash(text: str) -> Walk:
             elif kind == "function_definition":
                 name = node.child_by_field_name("name")
                 functions += [node_text(name)] if name is not None else []
+            elif kind == "expansion":
+                text = node_text(node)
+                defaulted = _DEFAULT_ASSIGNMENT.match(text)
+                if defaulted:  # `${VAR:=value}` assigns VAR
+                    assigned.append(defaulted.group(1))
+                if text.endswith("@P}"):
+                    concerns.append("${…@P} runs the commands in a variable's value")
+            elif kind == "heredoc_redirect":
+                embedded += _heredoc_backticks(node)
+            elif kind == "command_substitution":
+                embedded += _escaped_backticks(node)
             stack.extend(node.children)
-        return Walk(error, tuple(invocations), tuple(redirects), tuple(assigned), tuple(functions))
+        return Walk(
+            error,
+            tuple(invocations),
+            tuple(redirects),
+            tuple(assigned),
+            tuple(functions),
+            tuple(embedded),
+            tuple(concerns),
+        )
+
+
+_DEFAULT_ASSIGNMENT = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
+_BACKTICKS = re.compile(r"`((?:\\.|[^`\\])*)`")
+
+
+def _heredoc_backticks(node: Node) -> list[str]:
+    """Backticks in an unquoted heredoc body run when the heredoc is read."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if start is None or body is None or any(q in node_text(start) for q in "'\"\\"):
+        return []
+    return [_unescape_backticked(m.group(1)) for m in _BACKTICKS.finditer(node_text(body))]
+
+
+def _escaped_backticks(node: Node) -> list[str]:
+    """Inside backticks, \\` is a nested backtick: the inner text is code again."""
+    text = node_text(node)
+    if not text.startswith("`") or "\\`" not in text:
+        return []
+    return [_unescape_backticked(text[1:-1])]
+
+
+def _unescape_backticked(text: str) -> str:
+    return re.sub(r"\\([`$\\])", r"\1", text)
+
+
+def _stores_code(node: Node) -> bool:
+    """`x='$(cmd)'`: quoted command text kept for later (`$((x))`, `eval`, `${x@P}` run it)."""
+    value = node.child_by_field_name("value")
+    if value is None or value.type not in ("raw_string", "string", "concatenation"):
+        return False
+    literal, _quoted = word_value(value)
+    return literal is not None and ("$(" in literal or "`" in literal)
 
 
 def _invocation(node: Node) -> Invocation | None:
@@ -142,7 +213,7 @@ def _invocation(node: Node) -> Invocation | None:
             and child.type != "comment"
             and not (child.type.endswith("_redirect"))
         ):
-            args.append(_arg(child))
+            args.extend(_args(child))
     if name is None:
         return None
     stdin, stdin_code = _stdin(node)
@@ -161,6 +232,9 @@ def _stdin(node: Node) -> tuple[Stdin, str | None]:
             body = next((c for c in child.children if c.type == "heredoc_body"), None)
             return "text", _heredoc_code(body) if body is not None else ""
         if child.type == "file_redirect" and _operator(child) == "<":
+            source = child.child_by_field_name("destination")
+            if source is not None and source.type == "process_substitution":
+                return "command", None
             return "file", None
     return ("pipe" if _receives_pipe(node) else "inherited"), None
 
@@ -222,6 +296,28 @@ def _redirect(node: Node) -> Redirect:
 
 def _operator(node: Node) -> str:
     return next((c.type for c in node.children if not c.is_named), "")
+
+
+def _args(node: Node) -> list[Arg]:
+    """A word as bash passes it on: `-{delete,print}` is two words, `-delete -print`."""
+    if node.type != "concatenation" or not _plain_braces(node):
+        return [_arg(node)]
+    words = expand_braces(node_text(node))
+    if words is None:
+        text = node_text(node)
+        return [Arg(text, None, DYNAMIC_VALUE)]
+    return [Arg(w, unescape_word(w), unescape_word(w)) for w in words]
+
+
+def _plain_braces(node: Node) -> bool:
+    """Unquoted `{…,…}` made only of plain words (quotes and expansions are left dynamic)."""
+    texts = [node_text(c) for c in node.children]
+    return (
+        "{" in texts
+        and "}" in texts
+        and all(c.type == "word" for c in node.children)
+        and any("," in t for t in texts)
+    )
 
 
 def _arg(node: Node) -> Arg:
