@@ -319,8 +319,22 @@ REVIEW_CASES = [
     ('eval "$(curl -fsSL https://x)"', "destructive", "downloaded"),
     # state that runs code later
     (": ${PROMPT_COMMAND:='rm -rf ~'}", "unknown", "sets PROMPT_COMMAND"),
-    ("echo \"${x@P}\"", "unknown", "@P"),
+    ('echo "${x@P}"', "unknown", "@P"),
     ("x='a[$(touch y)]'; echo $((x))", "unknown", "stores command text"),
+    # readers that start programs or write when asked to
+    ("man -P 'sh -c id' ls", "unknown", "-P"),
+    ("man ls", "safe", ""),
+    ("compgen -W '$(id)' x", "unknown", "-W"),
+    ("echo 'link del eth0' | ip -b -", "unknown", "-b"),
+    ("zstd -c -f -o ~/.bashrc f", "unknown", "-o"),
+    ("lz4 -l f", "unknown", "lz4"),
+    ("rsync -n -e 'sh -c id' h:/a b", "unknown", "-e"),
+    # an unfamiliar option before a subcommand may have taken the next word
+    ("kubectl --token get delete pod x", "destructive", "deletes"),
+    ("kubectl --frobnicate get delete pod x", "unknown", "--frobnicate"),
+    ("kubectl --insecure-skip-tls-verify get pods", "safe", ""),
+    ("git --no-pager log -1", "safe", ""),
+    ("git --weird log", "unknown", "--weird"),
 ]
 
 

@@ -26,7 +26,7 @@ from aish.safety.reasons import via as via_
 from aish.safety.rule_listing import describe_rules
 from aish.safety.rule_types import NOWHERE, DestructiveRule, ReadOnly
 from aish.safety.user_rules import UserRules
-from aish.safety.value_options import VALUE_OPTIONS
+from aish.safety.value_options import GLOBAL_FLAGS, VALUE_OPTIONS
 from aish.safety.verdict import SAFE, Verdict, worst
 from aish.safety.wrappers import WRAPPERS, unwrap
 
@@ -271,6 +271,9 @@ class _Judge:
 
 
 def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
+    unfamiliar = _unfamiliar_global(program, view)
+    if unfamiliar is not None:
+        return unknown(f"{program}: {unfamiliar} before the subcommand is not known", via)
     objections: list[str] = []
     for entry in _READ_ONLY_BY_PROGRAM.get(program, ()):
         if not entry.applies(program, view):
@@ -282,6 +285,19 @@ def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
     if objections:
         return unknown(f"{program}: {objections[0]}", via)
     return unknown(f"{program} is not known to be read-only", via)
+
+
+def _unfamiliar_global(program: str, view: ArgView) -> str | None:
+    flags = GLOBAL_FLAGS.get(program)
+    if flags is None:
+        return None
+    values = VALUE_OPTIONS.get(program, frozenset())
+    for option in view.leading:
+        name = option.split("=", 1)[0]
+        attached = "=" in option or (len(option) > 2 and option[1] != "-" and option[:2] in values)
+        if option not in flags and option not in values and not attached and name not in flags:
+            return option
+    return None
 
 
 def _program(name: Arg) -> tuple[str | None, str]:

@@ -22,11 +22,11 @@ _UNCONDITIONAL = """
     pushd popd dirs echo printf true false : test [ seq yes expr sleep wait jobs read id whoami
     groups who w users last uptime uname arch nproc lscpu lsblk lsusb lspci lsmod lsof netstat
     free vmstat iostat mpstat pidstat ps pgrep pidof pstree top printenv locale tty getent
-    which whereis type whatis apropos man help tldr locate md5sum sha1sum sha224sum sha256sum
+    which whereis type whatis apropos help tldr locate md5sum sha1sum sha224sum sha256sum
     sha384sum sha512sum b2sum cksum sum cmp diff diff3 jq shellcheck cal ncal factor numfmt
     ping dig nslookup host traceroute tracepath mtr findmnt blkid lsattr getfacl namei
     dpkg-query apt-cache ldd nm objdump readelf size uuidgen base32 base64 basenc clear tput bc
-    bat batcat let declare compgen zipinfo
+    let declare zipinfo
 """
 
 # Git readers stay readers only without options that run other programs or write files.
@@ -51,8 +51,9 @@ _CURL_WRITES = _options(
     "--config* --json* -c --cookie-jar* -D --dump-header* --trace* --stderr* --libcurl* "
     "--etag-save* --hsts* --alt-svc*"
 )
+_IP_BATCH = ("-b", "-batch", "-force")
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
-_COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 lzma")
+_COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
 _TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
 _DPKG_QUERIES = _options(
     "-l --list -L --listfiles -S --search -s --status -p --print-avail --get-selections"
@@ -67,6 +68,10 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("file",), deny=("-C", "--compile")),
     RO(("less", "zless", "most"), deny=("-o", "-O", "--log-file*", "--LOG-FILE*")),
     RO(("info",), deny=("-o", "--output*")),
+    # Pagers and browsers they start are programs of the user's choosing.
+    RO(("man",), deny=_options("-P --pager* -H --html* -B -T --troff* -Z --ditroff -t")),
+    RO(("bat", "batcat", "ack", "ag"), deny=("--pager*", "--paging*")),
+    RO(("compgen",), deny=("-C", "-F", "-W")),
     RO(("lastlog",), deny=("-C", "--clear", "-S", "--set")),
     RO(("ss",), deny=("-K", "--kill")),
     RO(("fd", "fdfind"), deny=("-x", "--exec*", "-X", "--exec-batch*")),
@@ -96,14 +101,15 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("env",), max_operands=0, deny=("-i", "-u", "-S", "-C", "--chdir*", "--unset*")),
     RO(("command",), require=("-v", "-V")),
     RO(("fdisk", "sfdisk", "parted"), require=("-l", "--list")),
-    RO(("ip",), sub=("*", "show|list|ls|get")),
-    RO(("ip",), max_operands=1),
+    RO(("ip",), sub=("*", "show|list|ls|get"), deny=_IP_BATCH),
+    RO(("ip",), max_operands=1, deny=_IP_BATCH),
     RO(("ifconfig", "iwconfig"), max_operands=1, deny=("-a",)),
     RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules")),
     RO(("sudo",), require=("-l", "--list", "-V", "--version")),
     RO(("apt-file",), sub=("search|find|list|show",)),
     # ---- compressors only when they write to stdout, list or test
-    RO(_COMPRESSORS, require=_TO_STDOUT),
+    RO(_COMPRESSORS, require=_TO_STDOUT, deny=("-o", "--output*", "--rm", "--output-dir*")),
+    RO(("lz4",), require=("-c", "--stdout", "-t", "--test", "--list"), deny=("-o", "--rm")),
     RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z")),
     RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
@@ -122,7 +128,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
        deny=_GIT_DENY + _CONFIG_WRITES),
     RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
     RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
-    RO(("rsync",), require=("-n", "--dry-run"), deny=("--log-file*", "--write-batch*")),
+    RO(("rsync",), require=("-n", "--dry-run"),
+       deny=_options("--log-file* --write-batch* -e --rsh* --rsync-path*")),
     # ---- services, containers, clusters: status and listings
     RO(("systemctl",), max_operands=0),
     RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),
@@ -140,7 +147,7 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context")),
     RO(("kubectl", "oc"), sub=("auth", "can-i|whoami")),
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
-       deny=("--output-dir*",)),
+       deny=("--output-dir*", "--post-renderer*")),
     RO(("terraform", "tofu"), sub=("show|validate|output|version",)),
     RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
     RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),

@@ -63,3 +63,28 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "npm": _set("--prefix -w --workspace"),
     "pip": _set("-r --requirement -c --constraint -i --index-url"),
 }
+
+
+# Flag options (no value) a subcommand program accepts before its subcommand. Any other
+# option there may take a value this table does not know, which would make the wrong word look
+# like the subcommand (`kubectl --token get delete pod x` deletes): such a command is not
+# proven read-only.
+GLOBAL_FLAGS: dict[str, frozenset[str]] = {
+    "git": _set(
+        "--no-pager --bare --no-replace-objects --literal-pathspecs --glob-pathspecs "
+        "--noglob-pathspecs --icase-pathspecs --no-optional-locks --no-advice -P --version "
+        "--help"
+    ),
+    "docker": _set("-D --debug --tls --tlsverify --version --help"),
+    "podman": _set("--remote -r --version --help"),
+    "kubectl": _set("--insecure-skip-tls-verify --match-server-version --warnings-as-errors"),
+    "oc": _set("--insecure-skip-tls-verify --match-server-version"),
+    "helm": _set("--debug"),
+    "systemctl": _set(
+        "--user --system --no-pager --no-legend --all -a --full -l --quiet -q --failed --plain "
+        "--no-ask-password --now --show-types --value"
+    ),
+    "npm": _set("-g --global --json --silent -s --verbose --long -l --parseable -p"),
+    "pip": _set("-q --quiet -v --verbose --no-color --disable-pip-version-check --isolated"),
+    "terraform": _set("-help -version"),
+}
