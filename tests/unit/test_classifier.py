@@ -335,6 +335,25 @@ REVIEW_CASES = [
     ("kubectl --insecure-skip-tls-verify get pods", "safe", ""),
     ("git --no-pager log -1", "safe", ""),
     ("git --weird log", "unknown", "--weird"),
+    # the environment of one command: only formatting variables keep a reader a reader
+    ("GIT_EXTERNAL_DIFF='touch x;' git diff", "unknown", "GIT_EXTERNAL_DIFF"),
+    ("LESSOPEN='|touch x %s' less f", "unknown", "LESSOPEN"),
+    ("env GIT_PAGER=evil git log", "unknown", "GIT_PAGER"),
+    ("LC_ALL=C sort names.txt", "safe", ""),
+    ("TZ=UTC date", "safe", ""),
+    ("GIT_PAGER=evil", "unknown", "sets GIT_PAGER"),
+    # builtins that assign or evaluate
+    ("printf -v PROMPT_COMMAND '%s' 'rm -rf ~'", "unknown", "sets PROMPT_COMMAND"),
+    ("read PROMPT_COMMAND <<< 'rm -rf ~'", "unknown", "sets PROMPT_COMMAND"),
+    ("builtin declare PROMPT_COMMAND=x", "unknown", "sets PROMPT_COMMAND"),
+    ("command declare -x PATH=/tmp/evil", "unknown", "sets PATH"),
+    ("let 'a[$(touch y)]=1'", "unknown", "let evaluates"),
+    ("printf -v 'a[$(touch y)]' x", "unknown", "array subscript"),
+    ("read 'a[$(touch y)]' <<< x", "unknown", "array subscript"),
+    ("test -v 'a[$(touch y)]'", "unknown", "test -v"),
+    ("printf '%s\\n' hello", "safe", ""),
+    ("read -r line < file", "safe", ""),
+    ("let x=1+2", "safe", ""),
 ]
 
 

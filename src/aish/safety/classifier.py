@@ -25,6 +25,12 @@ from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rule_listing import describe_rules
 from aish.safety.rule_types import NOWHERE, DestructiveRule, ReadOnly
+from aish.safety.shell_state import (
+    assignment_concern,
+    builtin_assignments,
+    evaluates_text,
+    harmless_for_one_command,
+)
 from aish.safety.user_rules import UserRules
 from aish.safety.value_options import GLOBAL_FLAGS, VALUE_OPTIONS
 from aish.safety.verdict import SAFE, Verdict, worst
@@ -51,12 +57,6 @@ _SYSTEM_DIRS = _words(
 _OVERWRITING = frozenset((">", ">|", "&>", ">&", "<>"))
 _APPENDING = frozenset((">>", "&>>"))
 _DEVICES = re.compile(DEVICES)
-# Variables that change how every later command runs.
-_SENSITIVE_VARIABLES = _words(
-    "PATH LD_PRELOAD LD_LIBRARY_PATH BASH_ENV ENV PROMPT_COMMAND IFS SHELLOPTS BASHOPTS "
-    "PS0 PS1 PS2 PS3 PS4 HISTFILE HISTFILESIZE HISTSIZE TMOUT BASH_XTRACEFD "
-    "GIT_SSH_COMMAND GIT_EXEC_PATH PYTHONPATH NODE_OPTIONS"
-)
 _VERSIONED = re.compile(r"^(python|pypy|pip|perl|ruby|php|lua|node)[0-9.]*$")
 _RULES_BY_PROGRAM: dict[str, tuple[DestructiveRule, ...]] = {}
 for _rule in DESTRUCTIVE_RULES:
@@ -142,9 +142,9 @@ class _Judge:
             elif redirect.operator in _APPENDING:
                 parts.append(unknown(f"{redirect.operator} {target.text} appends to a file", via))
         parts += [
-            unknown(f"sets {name}, which changes how later commands run", via)
-            for name in walk.assigned
-            if name in _SENSITIVE_VARIABLES
+            unknown(concern, via)
+            for concern in map(assignment_concern, walk.assigned)
+            if concern is not None
         ]
         parts += [self.text(code, depth + 1, (*via, "`…`")) for code in walk.embedded]
         parts += [unknown(concern, via) for concern in walk.concerns]
@@ -152,9 +152,9 @@ class _Judge:
 
     def invocation(self, inv: Invocation, depth: int, via: Via) -> Verdict:
         parts = [
-            unknown(f"sets {name} for the command", via)
+            unknown(f"sets {name} for the command, which can change what it runs", via)
             for name, _ in inv.assignments
-            if name in _SENSITIVE_VARIABLES
+            if not harmless_for_one_command(name)
         ]
         parts.append(self.words(inv.name, inv.args, inv, depth, via))
         return worst(parts)
@@ -193,9 +193,9 @@ class _Judge:
     ) -> Verdict:
         inner = unwrap(program, args)
         parts = [
-            unknown(f"sets {n} for the command", via)
+            unknown(f"sets {n} for the command, which can change what it runs", via)
             for n in inner.assigned
-            if n in _SENSITIVE_VARIABLES
+            if not harmless_for_one_command(n)
         ]
         parts += [unknown(concern, via) for concern in inner.concerns]
         step = (*via, _step(program, args))
@@ -228,6 +228,9 @@ class _Judge:
             return code_runners.source(program, args, inv, via)
         if program in code_runners.INTERPRETERS:
             return code_runners.interpreter(program, args, inv, via)
+        state = self._shell_state(program, args, via)
+        if state is not None:
+            return state
         view = split_args(args, VALUE_OPTIONS.get(program, frozenset()))
         inside = code_runners.container_command(program, args)
         if inside:
@@ -251,6 +254,18 @@ class _Judge:
         if any(p.level != "safe" for p in parts) or content is not None:
             return worst(parts)  # a script that proved read-only needs no table entry
         return worst([*parts, _read_only(program, view, via)])
+
+    def _shell_state(self, program: str, args: Sequence[Arg], via: Via) -> Verdict | None:
+        """Builtins that assign variables or evaluate text: unknown when that can change what
+        the shell runs later or run a command now; None to judge the program as usual."""
+        reasons = [
+            concern
+            for name in builtin_assignments(program, args) or []
+            if (concern := assignment_concern(name)) is not None
+        ]
+        evaluated = evaluates_text(program, args)
+        reasons += [evaluated] if evaluated else []
+        return Verdict("unknown", tuple(via_(r, via) for r in reasons)) if reasons else None
 
     # ---- user rules -------------------------------------------------------------------------
 
