@@ -13,6 +13,9 @@ from collections.abc import Callable
 
 from aish.safety.options import ArgView
 from aish.safety.rule_types import NOWHERE
+from aish.safety.sql_checks import SQL_CHECKS
+from aish.safety.sql_checks import SQL_CLIENTS as SQL_CLIENTS  # code_runners imports these
+from aish.safety.sql_checks import sql_verdict as sql_verdict
 from aish.safety.verdict import Verdict, worst
 
 Check = Callable[[str, ArgView], Verdict | None]
@@ -203,103 +206,6 @@ def _without_parentheses(text: str) -> str:
     return text
 
 
-# ---- SQL and other database languages ------------------------------------------------------
-
-_SQL_STRINGS = re.compile(r"'(?:''|[^'])*'|\"(?:\"\"|[^\"])*\"|--[^\n]*|/\*.*?\*/", re.S)
-_SQL_DESTRUCTIVE = (
-    (
-        re.compile(r"\bdrop\s+(table|database|schema|index|view|user|role|collection)\b", re.I),
-        "SQL DROP deletes data",
-    ),
-    (re.compile(r"\btruncate\b", re.I), "SQL TRUNCATE deletes every row"),
-    (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "SQL ALTER TABLE … DROP deletes data"),
-)
-_SQL_READERS = re.compile(
-    r"^\s*(select|show|explain|describe|desc|with|values|\\[a-z]+|pragma\s+\w+\s*$|\.(tables|"
-    r"schema|indexes|databases|headers|mode))\b",
-    re.I,
-)
-_NO_WHERE = re.compile(r"^\s*(delete\s+from|update)\b(?![^;]*\bwhere\b)", re.I)
-
-
-def sql_verdict(sql: str) -> Verdict | None:
-    """DROP, TRUNCATE and unrestricted DELETE/UPDATE are destructive; only readers are safe."""
-    code = _SQL_STRINGS.sub("''", sql)
-    reasons = [reason for pattern, reason in _SQL_DESTRUCTIVE if pattern.search(code)]
-    statements = [s for s in re.split(r";", code) if s.strip()]
-    reasons += [
-        f"SQL {s.split()[0].upper()} without WHERE changes every row"
-        for s in statements
-        if _NO_WHERE.search(s)
-    ]
-    if reasons:
-        return Verdict("destructive", tuple(dict.fromkeys(reasons)))
-    if statements and all(_SQL_READERS.search(s) for s in statements):
-        return Verdict("safe")
-    return _unknown("SQL that changes data")
-
-
-_SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "-cmd")
-
-
-def check_sql_client(program: str, view: ArgView) -> Verdict | None:
-    scripts = _values_after(view, _SQL_OPTIONS)
-    scripts += [
-        o.split("=", 1)[1]
-        for o in view.options
-        if o.startswith(("--command=", "--execute=", "--query="))
-    ]
-    if program in ("sqlite3", "duckdb"):
-        scripts += [a.value for a in view.operands[1:]]
-    if not scripts:
-        return _unknown(f"{program} opens a database session")
-    verdicts = [
-        _unknown("SQL computed at run time") if s is None else sql_verdict(s) for s in scripts
-    ]
-    found = [v for v in verdicts if v is not None]
-    if any(v.level == "destructive" for v in found):
-        return Verdict("destructive", tuple(r for v in found for r in v.reasons))
-    if all(v.level == "safe" for v in found):
-        return Verdict("safe")
-    return Verdict("unknown", tuple(r for v in found for r in v.reasons))
-
-
-_REDIS_DESTRUCTIVE = _words(
-    "flushall flushdb del unlink shutdown swapdb rename restore migrate expire pexpire getdel"
-)
-_REDIS_READERS = _words(
-    "get mget keys scan info ping ttl pttl type exists strlen llen "
-    "lrange hget hgetall hkeys hvals hlen smembers scard zrange zcard "
-    "dbsize time echo memory lastsave role xrange xlen"
-)
-
-
-def check_redis(program: str, view: ArgView) -> Verdict | None:
-    if not view.operands:
-        return _unknown("redis-cli opens a session")
-    command = (view.operands[0].value or "").lower()
-    if command in _REDIS_DESTRUCTIVE:
-        return _destructive(f"redis {command.upper()} deletes data")
-    if command in _REDIS_READERS:
-        return Verdict("safe")
-    return _unknown(f"redis {command.upper() or 'command'} may change data")
-
-
-_MONGO_DESTRUCTIVE = re.compile(
-    r"\.(drop|dropDatabase|deleteMany|deleteOne|remove|"
-    r"findOneAndDelete|dropIndexes?)\s*\("
-)
-
-
-def check_mongo(program: str, view: ArgView) -> Verdict | None:
-    scripts = _values_after(view, ("--eval",))
-    if not scripts:
-        return _unknown(f"{program} opens a database session")
-    if any(s is None or _MONGO_DESTRUCTIVE.search(s) for s in scripts):
-        return _destructive("mongo script drops or deletes data")
-    return _unknown("mongo script may change data")
-
-
 # ---- tar and git: modes that decide between reading and writing ---------------------------
 
 _TAR_MODES = "ctxruAd"
@@ -408,15 +314,10 @@ def check_git(program: str, view: ArgView) -> Verdict | None:
     return None
 
 
-SQL_CLIENTS = ("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "cqlsh")
-
 CONTENT_CHECKS: dict[str, Check] = {
     "sed": check_sed,
     **{name: check_awk for name in ("awk", "gawk", "mawk", "nawk")},
-    **{name: check_sql_client for name in SQL_CLIENTS},
-    "redis-cli": check_redis,
-    "mongosh": check_mongo,
-    "mongo": check_mongo,
+    **SQL_CHECKS,
     "tar": check_tar,
     "git": check_git,
     "wget": check_wget,
