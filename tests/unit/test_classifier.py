@@ -354,6 +354,9 @@ REVIEW_CASES = [
     ("printf '%s\\n' hello", "safe", ""),
     ("read -r line < file", "safe", ""),
     ("let x=1+2", "safe", ""),
+    # newlines inside double quotes are part of the code a shell or a client reads
+    ('psql -c "SELECT 1 -- note\nDROP TABLE users"', "destructive", "DROP"),
+    ('bash -c "ls\nrm -rf x"', "destructive", "rm"),
 ]
 
 

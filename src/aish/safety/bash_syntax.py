@@ -393,12 +393,11 @@ def _value(node: Node) -> tuple[str | None, bool]:
     if kind == "ansi_c_string":
         return _ansi_c(text[2:-1]), True
     if kind in ("string", "translated_string"):
-        pieces: list[str] = []
-        for part in node.named_children:
-            if part.type != "string_content":
-                return None, True
-            pieces.append(_unescape_dq(_text(part)))
-        return "".join(pieces), True
+        if any(part.type != "string_content" for part in node.named_children):
+            return None, True
+        # The text between the quotes, not the joined content nodes: tree-sitter leaves the
+        # newlines between content pieces out of them.
+        return _unescape_dq(text[text.index('"') + 1 : -1]), True
     if kind in ("concatenation", "variable_assignment"):
         values, quoted = [], False
         for part in node.children:

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from aish.safety.command_walk import COMMAND_OUTPUT, Arg, Invocation
-from aish.safety.content_checks import SQL_CLIENTS, sql_verdict
 from aish.safety.options import split_args
 from aish.safety.reasons import Via, destructive, located, unknown
+from aish.safety.sql_checks import SQL_CLIENTS, sql_verdict
 from aish.safety.verdict import SAFE, Verdict, worst
 
 
@@ -183,7 +183,7 @@ def database(program: str, inv: Invocation, via: Via) -> Verdict:
     if inv.stdin in _FED:
         return destructive(_fed_reason(program, inv), via)
     if inv.stdin == "text" and inv.stdin_code is not None and program in SQL_CLIENTS:
-        verdict = sql_verdict(inv.stdin_code) or SAFE
+        verdict = sql_verdict(inv.stdin_code, program) or SAFE
         return located(verdict, via)
     return SAFE
 

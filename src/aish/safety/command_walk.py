@@ -335,17 +335,28 @@ def _code(node: Node) -> str:
     if kind in _EXPANSIONS:
         return DYNAMIC_VALUE
     if kind == "string":
-        parts = []
+        # Literal stretches (newlines included) unescaped, expansions replaced by markers.
+        raw = node_text(node).encode("utf-8", "surrogatepass")
+        start = node.start_byte + raw.index(b'"') + 1
+        end = node.end_byte - 1
+        parts, cursor = [], start
         for part in node.named_children:
             if part.type == "string_content":
-                parts.append(unescape_double_quoted(node_text(part)))
-            else:
-                parts.append(_code(part))
+                continue
+            parts.append(_literal(raw, node.start_byte, cursor, part.start_byte))
+            parts.append(_code(part))
+            cursor = part.end_byte
+        parts.append(_literal(raw, node.start_byte, cursor, end))
         return "".join(parts)
     if kind == "concatenation":
         return "".join(_code(c) if c.is_named else node_text(c) for c in node.children)
     value, _quoted = word_value(node)
     return value if value is not None else DYNAMIC_VALUE
+
+
+def _literal(raw: bytes, base: int, start: int, end: int) -> str:
+    text = raw[start - base : max(start, end) - base].decode("utf-8", "replace")
+    return unescape_double_quoted(text)
 
 
 def _heredoc_code(body: Node) -> str:

@@ -1,6 +1,7 @@
-"""Programs whose danger is in a script argument: sed and awk programs, SQL for database
-clients, redis commands. Each check reads the literal script and returns a verdict for it,
-or None when the script alone says nothing beyond the rule tables.
+"""Programs whose danger is in their arguments' content: sed scripts, awk programs, tar and
+curl/wget output options, git's global options (and, from `sql_checks`, what database clients
+are given). Each check reads the literal text and returns a verdict for it, or None when the
+text alone says nothing beyond the rule tables.
 
 Scripts are read conservatively: anything that could write a file or run a program makes the
 command at least `unknown`; only what provably writes over data is `destructive`.
@@ -14,8 +15,6 @@ from collections.abc import Callable
 from aish.safety.options import ArgView
 from aish.safety.rule_types import NOWHERE
 from aish.safety.sql_checks import SQL_CHECKS
-from aish.safety.sql_checks import SQL_CLIENTS as SQL_CLIENTS  # code_runners imports these
-from aish.safety.sql_checks import sql_verdict as sql_verdict
 from aish.safety.verdict import Verdict, worst
 
 Check = Callable[[str, ArgView], Verdict | None]

@@ -13,12 +13,16 @@ def describe_rules(user_rules: UserRules | None = None) -> list[str]:
     rules = user_rules or UserRules()
     lines = [f"destructive  {rule.describe()}" for rule in DESTRUCTIVE_RULES]
     lines += [
-        "destructive  redirection > >| &> <> onto any file but /dev/null, /dev/stdout, "
-        "/dev/stderr: writes over the file",
-        "destructive  a pipe, here-string or <(…) into a shell, interpreter or database "
-        "client: runs whatever it receives",
-        "destructive  sed -i, awk print > file, SQL DROP/TRUNCATE/DELETE or UPDATE without "
-        "WHERE, redis FLUSHALL/DEL, mongo drop/delete",
+        "destructive  redirection > >| &> onto any file but /dev/null, /dev/stdout, "
+        "/dev/stderr, /dev/tty: writes over the file; >> onto a device, /proc or /sys",
+        "destructive  a pipe, here-string, < <(…) or <(…) into a shell, interpreter or "
+        "database client: runs whatever it receives",
+        "destructive  sed -i, awk print > file, SQL DROP/TRUNCATE, DELETE or UPDATE without "
+        "WHERE (anywhere in a statement), pg_terminate_backend, redis FLUSHALL/DEL, mongo "
+        "drop/delete",
+        "unknown      history expansion (!!, !-2), variables that change later commands "
+        "(PATH, PROMPT_COMMAND, PS1, GIT_*, LD_*, pagers), prefix assignments other than "
+        "formatting variables, SQL that is not a plain reader",
     ]
     lines += [f"destructive  {p}  (your rule, safety.destructive)" for p in rules.destructive]
     lines += [
