@@ -183,7 +183,7 @@ def database(program: str, inv: Invocation, via: Via) -> Verdict:
     if inv.stdin in _FED:
         return destructive(_fed_reason(program, inv), via)
     if inv.stdin == "text" and inv.stdin_code is not None and program in SQL_CLIENTS:
-        verdict = sql_verdict(inv.stdin_code, program) or SAFE
+        verdict = sql_verdict(inv.stdin_code, program)
         return located(verdict, via)
     return SAFE
 
