@@ -357,6 +357,21 @@ REVIEW_CASES = [
     # newlines inside double quotes are part of the code a shell or a client reads
     ('psql -c "SELECT 1 -- note\nDROP TABLE users"', "destructive", "DROP"),
     ('bash -c "ls\nrm -rf x"', "destructive", "rm"),
+    # a letter inside an option's value is no option; a signal name is no -L
+    ("git clean -fdx -enode_modules", "destructive", "untracked"),
+    ("git tag -a v1 -mrelease", "unknown", "git"),
+    ("unzip -Psecret a.zip", "unknown", "unzip"),
+    ("gzip -S.tgz file", "unknown", "gzip"),
+    ("kill -SIGKILL 1234", "destructive", "kills"),
+    ("mv -t/srv/new f", "destructive", "mv"),
+    ('git tag v1 -m"hello world"', "unknown", "git"),
+    ("curl --request GET https://example.com", "unknown", "curl"),
+    ("curl --req=delete https://example.com/x", "destructive", "HTTP DELETE"),
+    ("sudo -nu root rm -rf /srv", "destructive", "rm"),
+    ("ip -br a", "safe", ""),
+    ("find . -name '-delete'", "safe", ""),
+    ("bzip2 -dc x.bz2", "safe", ""),
+    ("git clean -nd", "safe", ""),
 ]
 
 

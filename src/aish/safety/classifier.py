@@ -32,7 +32,12 @@ from aish.safety.shell_state import (
     harmless_for_one_command,
 )
 from aish.safety.user_rules import UserRules
-from aish.safety.value_options import GLOBAL_FLAGS, VALUE_OPTIONS
+from aish.safety.value_options import (
+    GLOBAL_FLAGS,
+    SHORT_VALUES,
+    VALUE_OPTIONS,
+    WORD_OPTION_PROGRAMS,
+)
 from aish.safety.verdict import SAFE, Verdict, worst
 from aish.safety.wrappers import WRAPPERS, unwrap
 
@@ -231,7 +236,7 @@ class _Judge:
         state = self._shell_state(program, args, via)
         if state is not None:
             return state
-        view = split_args(args, VALUE_OPTIONS.get(program, frozenset()))
+        view = _view(program, args)
         inside = code_runners.container_command(program, args)
         if inside:
             step = (*via, f"{program} exec")
@@ -244,7 +249,7 @@ class _Judge:
         if program == "find":
             actions, args = code_runners.find_actions(self, args, inv, depth, via)
             parts += actions
-            view = split_args(args)
+            view = _view(program, args)
         if program in code_runners.DATABASE_CLIENTS:
             parts.append(code_runners.database(program, inv, via))
         check = CONTENT_CHECKS.get(program)
@@ -300,6 +305,15 @@ def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
     if objections:
         return unknown(f"{program}: {objections[0]}", via)
     return unknown(f"{program} is not known to be read-only", via)
+
+
+def _view(program: str, args: Sequence[Arg]) -> ArgView:
+    return split_args(
+        args,
+        VALUE_OPTIONS.get(program, frozenset()),
+        SHORT_VALUES.get(program),
+        word_options=program in WORD_OPTION_PROGRAMS,
+    )
 
 
 def _unfamiliar_global(program: str, view: ArgView) -> str | None:

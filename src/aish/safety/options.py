@@ -31,25 +31,56 @@ class ArgView:
     leading: tuple[str, ...] = ()
     # A word that starts like an option but is computed at run time (`-$flags`).
     computed_option: bool = False
+    # The program's short options that take the rest of their word (or the next word) as a
+    # value: in `-mrelease` only `m` is an option. None: not known for this program.
+    short_values: str | None = None
+    # Whether the program spells all its options as single-dash words (`find -name`, `ip -br`).
+    word_options: bool = False
 
-    def has(self, spec: str, *, abbreviated: bool = False) -> bool:
-        """Whether `spec` is among the options. With `abbreviated`, a unique-prefix spelling
-        (`--in` for `--in-place`, as getopt_long and git accept) counts too: the right reading
-        where an option is an alarm, never where it is a proof."""
+    def has(self, spec: str, *, abbreviated: bool = False, certain: bool = False) -> bool:
+        """Whether `spec` is among the options.
+
+        `abbreviated`: a unique-prefix spelling (`--in` for `--in-place`, as getopt_long and git
+        accept) counts too — the right reading where an option is an alarm. `certain`: a short
+        option inside a bundle counts only where the program's value-taking letters are known,
+        so a letter inside a value (`-enode_modules`) is never read as a dry-run flag — the
+        right reading where an option is a proof."""
         if spec == "--":
             return self.double_dash
-        if any(option_matches(token, spec, abbreviated=abbreviated) for token in self.options):
+        return any(self._matches(token, spec, abbreviated, certain) for token in self.options)
+
+    def has_any(
+        self, specs: Iterable[str], *, abbreviated: bool = False, certain: bool = False
+    ) -> bool:
+        return any(self.has(s, abbreviated=abbreviated, certain=certain) for s in specs)
+
+    def _matches(self, token: str, spec: str, abbreviated: bool, certain: bool) -> bool:
+        if spec.startswith("--") or _is_word_option(spec):
+            return option_matches(token, spec, abbreviated=abbreviated)
+        if token == spec:
             return True
-        return _is_word_option(spec) and any(
-            word is not None and option_matches(word, spec) for word in self.words
-        )
+        if self.word_options or token.startswith("--") or len(token) < 2:
+            return False
+        letters = token[1:]
+        if self.short_values is None:
+            return not certain and spec[1] in letters
+        for letter in letters:
+            if letter == spec[1]:
+                return True
+            if letter in self.short_values:
+                return False  # the rest of the word is this option's value
+        return False
 
-    def has_any(self, specs: Iterable[str], *, abbreviated: bool = False) -> bool:
-        return any(self.has(spec, abbreviated=abbreviated) for spec in specs)
 
-
-def split_args(args: Sequence[Arg], value_options: frozenset[str] = frozenset()) -> ArgView:
-    """Options and operands; an option in `value_options` takes the next word as its value."""
+def split_args(
+    args: Sequence[Arg],
+    value_options: frozenset[str] = frozenset(),
+    short_values: str | None = None,
+    *,
+    word_options: bool = False,
+) -> ArgView:
+    """Options and operands; an option in `value_options` (or a bundle ending in one of the
+    `short_values` letters) takes the next word as its value."""
     options: list[str] = []
     leading: list[str] = []
     operands: list[Arg] = []
@@ -73,10 +104,29 @@ def split_args(args: Sequence[Arg], value_options: frozenset[str] = frozenset())
         options.append(value)
         if not operands:
             leading.append(value)
-        if value in value_options:
+        if value in value_options or _bundle_wants_value(value, short_values, word_options):
             skip_next = True
     words = tuple(a.value for a in args)
-    return ArgView(tuple(options), tuple(operands), words, ended, tuple(leading), computed_option)
+    return ArgView(
+        tuple(options),
+        tuple(operands),
+        words,
+        ended,
+        tuple(leading),
+        computed_option,
+        short_values,
+        word_options,
+    )
+
+
+def _bundle_wants_value(token: str, short_values: str | None, word_options: bool) -> bool:
+    """`-nu root`: a bundle whose first value-taking letter ends it takes the next word."""
+    if not short_values or word_options or token.startswith("--") or len(token) < 3:
+        return False
+    for index, letter in enumerate(token[1:], start=1):
+        if letter in short_values:
+            return index == len(token) - 1
+    return False
 
 
 def option_matches(token: str, spec: str, *, abbreviated: bool = False) -> bool:
@@ -86,8 +136,14 @@ def option_matches(token: str, spec: str, *, abbreviated: bool = False) -> bool:
             return True
         if token == base or token.startswith(base + "="):
             return True
-        name = token.split("=", 1)[0]
-        return abbreviated and name.startswith("--") and len(name) > 2 and base.startswith(name)
+        if not abbreviated:
+            return False
+        name, _, value = token.partition("=")
+        spec_name, has_value, spec_value = base.partition("=")
+        if not (name.startswith("--") and len(name) > 2 and spec_name.startswith(name)):
+            return False
+        # `--request=DELETE` abbreviates only with the same value: `--req=GET` is no DELETE.
+        return not has_value or value.upper() == spec_value.upper()
     if _is_word_option(spec):
         return token.startswith(spec[:-1]) if spec.endswith("*") else token == spec
     # A short option: inside a bundle of single-dash letters.

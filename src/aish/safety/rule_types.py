@@ -31,11 +31,13 @@ class DestructiveRule:
     unless_operand: str | None = None
     # Match `operand` against the last operand only: the destination of `cp a b`.
     last_operand: bool = False
+    # Match `operand` against the first operand only: the source of `cp /dev/null f`.
+    first_operand: bool = False
 
     def matches(self, program: str, view: ArgView) -> bool:
         if program not in self.programs or not sub_matches(self.sub, view):
             return False
-        if view.has_any(self.unless):
+        if view.has_any(self.unless, certain=True):
             return False
         if self.unless_operand is not None and any(
             a.value is not None and _regex(self.unless_operand).search(a.value)
@@ -52,6 +54,8 @@ class DestructiveRule:
         rest = view.operands[len(self.sub) :]
         if self.last_operand:
             rest = rest[-1:]
+        if self.first_operand:
+            rest = rest[:1] if len(rest) > 1 else ()
         # A computed operand (`of="$DISK"`, `tee "$f"`) is matched as written: the rule is about
         # where it points, and a variable can point anywhere.
         return any(
@@ -74,6 +78,10 @@ class ReadOnly:
     deny: tuple[str, ...] = ()
     require: tuple[str, ...] = ()
     max_operands: int | None = None
+    # When given, every option must be one of these (`set` lists only with none or `-o`).
+    allow_options: tuple[str, ...] | None = None
+    # An operand that makes it act (`less '+!cmd' f` runs cmd).
+    deny_operand: str | None = None
 
     def applies(self, program: str, view: ArgView) -> bool:
         return program in self.programs and sub_matches(self.sub, view)
@@ -86,8 +94,17 @@ class ReadOnly:
         hit = next((spec for spec in self.deny if view.has(spec, abbreviated=True)), None)
         if hit is not None:
             return f"{hit} can write or run programs"
-        if self.require and not view.has_any(self.require):
+        if self.require and not view.has_any(self.require, certain=True):
             return f"read-only only with {' or '.join(self.require)}"
+        if self.allow_options is not None:
+            stray = next((o for o in view.options if o not in self.allow_options), None)
+            if stray is not None:
+                return f"{stray} changes state"
+        if self.deny_operand is not None:
+            pattern = _regex(self.deny_operand)
+            hit = next((a.text for a in view.operands if pattern.search(a.value or a.text)), None)
+            if hit is not None:
+                return f"{hit} runs a command"
         # A `<(…)` or /dev/null operand is no file of the user's.
         extra = sum(1 for a in view.operands if not a.substitution and a.value not in NOWHERE)
         extra -= len(self.sub)

@@ -58,7 +58,13 @@ VALUE_OPTIONS: dict[str, frozenset[str]] = {
     ),
     # Not -I: its argument is optional (`date -I -s …` sets the clock).
     "date": _set("-d --date -r --reference"),
-    "find": _set(""),
+    # find's tests and actions that take the next word (`-name '-delete'` deletes nothing).
+    "find": _set(
+        "-name -iname -path -ipath -regex -iregex -wholename -iwholename -lname -ilname -newer "
+        "-anewer -cnewer -user -group -uid -gid -perm -size -type -xtype -mtime -atime -ctime "
+        "-mmin -amin -cmin -maxdepth -mindepth -fstype -inum -links -samefile -printf -fprint "
+        "-fprint0 -fls -context -regextype -used"
+    ),
     "ip": _set("-n -netns -f -family"),
     "npm": _set("--prefix -w --workspace"),
     "pip": _set("-r --requirement -c --constraint -i --index-url"),
@@ -88,3 +94,50 @@ GLOBAL_FLAGS: dict[str, frozenset[str]] = {
     "pip": _set("-q --quiet -v --verbose --no-color --disable-pip-version-check --isolated"),
     "terraform": _set("-help -version"),
 }
+
+
+# Short options that take a value, per program: in a bundle, the first such letter ends the
+# options and the rest of the word is its value (`git clean -fdx -enode_modules` has no `-n`).
+# A program listed with "" has no such letters: every letter of a bundle is an option. For a
+# program not listed, a letter inside a bundle never proves a dry run or a listing.
+SHORT_VALUES: dict[str, str] = {
+    "git": "mFeSGbBOXCc",
+    "rsync": "eTfBMT",
+    "unzip": "Pdx",
+    "zip": "PbnxitTZ",
+    "gzip": "S",
+    "gunzip": "S",
+    "bzip2": "",
+    "bunzip2": "",
+    "xz": "TFCM",
+    "unxz": "TFCM",
+    "lzma": "TFCM",
+    "zstd": "oDTM",
+    "unzstd": "oDTM",
+    "lz4": "B",
+    "sort": "kotTS",
+    "mv": "tS",
+    "cp": "tS",
+    "ln": "tS",
+    "install": "tSmogC",
+    "sudo": "ugCDhprtUTR",
+    "crontab": "u",
+    "iptables": "tAIDRNXPEjgiosdpm",
+    "ip6tables": "tAIDRNXPEjgiosdpm",
+    "rpm": "D",
+    "dpkg": "",
+    "fdisk": "bcuLSH",
+    "sgdisk": "",
+    "history": "d",
+    "dmesg": "fFlnsk",
+    "journalctl": "uptSUoDMbn",
+    "date": "dfrs",
+    "tar": "fCTXgIFLbHKNV",
+    "curl": "odXHuAeTFKmwxzYyr",
+    "wget": "OoaeqPTtwiUQ",
+    "ssh-keygen": "fbCtNPFRZEOInVzm",
+}
+
+# Programs that spell every option as a single-dash word (`find -name`, `ip -br`): `-b` is an
+# option only when written exactly so.
+WORD_OPTION_PROGRAMS = frozenset(("find", "ip", "java", "tc", "bridge"))

@@ -210,7 +210,7 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
             split_string = _env_split(value, args, i)
             i += 1 if value in ("-S", "--split-string") else 0
             break
-        if value in wrapper.value_options:
+        if value in wrapper.value_options or _bundle_ends_in_value(value, wrapper):
             i += 1
     i += wrapper.skip_operands
     assigned: list[str] = []
@@ -231,6 +231,16 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
     if wrapper.joins and not (program == "watch" and _watch_exec(args)):
         return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned)), i
     return Unwrapped(args=rest, assigned=tuple(assigned)), i
+
+
+def _bundle_ends_in_value(token: str, wrapper: Wrapper) -> bool:
+    """`sudo -nu root`: a bundle whose last letter is an option taking a value."""
+    return (
+        len(token) > 2
+        and token[0] == "-"
+        and token[1] != "-"
+        and f"-{token[-1]}" in wrapper.value_options
+    )
 
 
 def _env_split(option: str, args: Sequence[Arg], after: int) -> str:
