@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from aish.safety import code_runners
-from aish.safety.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg, Invocation, walk_bash
+from aish.safety.command_walk import (
+    COMMAND_OUTPUT,
+    DYNAMIC_VALUE,
+    Arg,
+    Invocation,
+    Stdin,
+    walk_bash,
+)
 from aish.safety.content_checks import CONTENT_CHECKS
 from aish.safety.destructive_rules import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.history_expansion import history_expansion
@@ -119,10 +127,20 @@ class _Judge:
     def __init__(self, rules: UserRules) -> None:
         self.rules = rules
 
-    def text(self, code: str, depth: int, via: Via) -> Verdict:
+    def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
+        """The verdict for `code`; `stdin` is what its commands read when the code runs with
+        another command's output as input (`ssh host 'bash -s' < <(curl …)`)."""
         if depth > MAX_DEPTH:
             return unknown("nested too deeply to judge", via)
         walk = walk_bash(code)
+        if stdin is not None:
+            walk = replace(
+                walk,
+                invocations=tuple(
+                    replace(inv, stdin=stdin) if inv.stdin == "inherited" else inv
+                    for inv in walk.invocations
+                ),
+            )
         parts: list[Verdict] = []
         if walk.error is not None:
             parts.append(unknown(f"does not parse: {walk.error}", via))
@@ -150,6 +168,11 @@ class _Judge:
             unknown(concern, via)
             for concern in map(assignment_concern, walk.assigned)
             if concern is not None
+        ]
+        parts += [
+            unknown(f"exports {name} to every later command", via)
+            for name in walk.exported
+            if not harmless_for_one_command(name) and assignment_concern(name) is None
         ]
         parts += [self.text(code, depth + 1, (*via, "`…`")) for code in walk.embedded]
         parts += [unknown(concern, via) for concern in walk.concerns]
@@ -204,14 +227,19 @@ class _Judge:
         ]
         parts += [unknown(concern, via) for concern in inner.concerns]
         step = (*via, _step(program, args))
-        if inner.code is not None:
-            parts.append(self.text(inner.code, depth + 1, step))
+        if inner.code is not None and code_runners.is_placeholder(inner.code):
+            parts.append(destructive(f"{program} runs each input as a command", via))
+        elif inner.code is not None:
+            parts.append(self.text(inner.code, depth + 1, step, _passed_on(inv)))
         elif inner.args:
             parts.append(self.words(inner.args[0], inner.args[1:], inv, depth, step))
         elif program == "parallel":
             parts.append(code_runners.parallel_inputs(self, args, inv, depth, via))
         elif inner.alone == "safe":
             parts.append(SAFE)
+        elif program in _SHELL_WITHOUT_COMMAND and inv.stdin in ("pipe", "command"):
+            reason = f"{program} without a command runs its input as commands"
+            parts.append(destructive(reason, via))
         else:
             parts.append(Verdict(inner.alone or "unknown", (via_(inner.alone_reason, via),)))
         return worst(parts)
@@ -226,11 +254,13 @@ class _Judge:
         if program == "trap":
             return code_runners.trap(self, args, depth, via)
         if program == "su" or (program == "runuser" and code_runners.command_option(args)):
-            return code_runners.su(self, program, args, depth, via)
+            return code_runners.su(self, program, args, inv, depth, via)
         if program == "script":
             return code_runners.script(self, args, depth, via)
         if program in ("source", "."):
-            return code_runners.source(program, args, inv, via)
+            return code_runners.source(self, program, args, inv, depth, via)
+        if program in ("at", "batch"):
+            return code_runners.scheduler(self, program, inv, depth, via)
         if program in code_runners.INTERPRETERS:
             return code_runners.interpreter(program, args, inv, via)
         state = self._shell_state(program, args, via)
@@ -305,6 +335,15 @@ def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
     if objections:
         return unknown(f"{program}: {objections[0]}", via)
     return unknown(f"{program} is not known to be read-only", via)
+
+
+# Wrappers that, given no command, start a shell reading its input.
+_SHELL_WITHOUT_COMMAND = frozenset(("sudo", "doas", "ssh", "pkexec", "runuser", "chroot"))
+
+
+def _passed_on(inv: Invocation) -> Stdin | None:
+    """The input a wrapper hands to the code it runs, when that input is a command's output."""
+    return inv.stdin if inv.stdin in ("pipe", "command") else None
 
 
 def _view(program: str, args: Sequence[Arg]) -> ArgView:

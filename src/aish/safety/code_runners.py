@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from aish.safety.command_walk import COMMAND_OUTPUT, Arg, Invocation
+from aish.safety.command_walk import COMMAND_OUTPUT, Arg, Invocation, Stdin
 from aish.safety.options import split_args
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.sql_checks import SQL_CLIENTS, sql_verdict
@@ -32,13 +32,14 @@ DATABASE_CLIENTS = frozenset((*SQL_CLIENTS, "redis-cli", "mongosh", "mongo"))
 _INLINE_CODE = ("-c", "-e", "-E", "--eval", "-p", "-r", "-m")
 # Input that is another command's output: a pipe or `< <(cmd)`.
 _FED = frozenset(("pipe", "command"))
+_PLACEHOLDER = re.compile(r"^\{[^{}\s]*\}$")
 _DOWNLOADERS = re.compile(r"\b(curl|wget|fetch|aria2c|nc|ncat|socat)\b")
 
 
 class Judge(Protocol):
     """The classifier, as the runners call back into it."""
 
-    def text(self, code: str, depth: int, via: Via) -> Verdict: ...
+    def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict: ...
 
     def words(
         self, name: Arg, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
@@ -69,7 +70,7 @@ def shell(
     if command_mode:
         if not rest:
             return unknown(f"{program} -c without a command", via)
-        return _code(judge, rest[0].code, program, depth, step)
+        return _code(judge, rest[0].code, program, depth, step, _passed_on(inv))
     if rest and not from_stdin and rest[0].value not in ("-", "/dev/stdin"):
         if rest[0].substitution:
             return destructive(f"{program} <(…) runs code produced by a command", via)
@@ -81,10 +82,24 @@ def shell(
     return unknown(f"{program} reads commands from its input", via)
 
 
-def _code(judge: Judge, code: str, program: str, depth: int, step: Via) -> Verdict:
+def _code(
+    judge: Judge, code: str, program: str, depth: int, step: Via, stdin: Stdin | None = None
+) -> Verdict:
     if code.strip() == COMMAND_OUTPUT:
         return destructive(f"{program} runs code produced by a command (like curl | sh)", step[:-1])
-    return judge.text(code, depth + 1, step)
+    if is_placeholder(code):
+        # `xargs -I{} sh -c {}`, `find -exec sh -c {}`: the code is each input name.
+        return destructive(f"{program} runs each input as a command", step[:-1])
+    return judge.text(code, depth + 1, step, stdin)
+
+
+def is_placeholder(code: str) -> bool:
+    """`{}`, `{.}`, `{1}`: the code is whatever xargs, find or parallel put there."""
+    return bool(_PLACEHOLDER.match(code.strip()))
+
+
+def _passed_on(inv: Invocation) -> Stdin | None:
+    return inv.stdin if inv.stdin in _FED else None
 
 
 def trap(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
@@ -108,11 +123,29 @@ def command_option(args: Sequence[Arg]) -> Arg | None:
     return None
 
 
-def su(judge: Judge, program: str, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
+def su(
+    judge: Judge, program: str, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
+) -> Verdict:
     code = command_option(args)
+    if code is None and inv.stdin in _FED:
+        return destructive(f"{program} without -c runs its input as commands", via)
     if code is None:
         return unknown(f"{program} without -c opens a shell as another user", via)
-    return judge.text(code.code, depth + 1, (*via, f"{program} -c"))
+    return judge.text(code.code, depth + 1, (*via, f"{program} -c"), _passed_on(inv))
+
+
+def scheduler(judge: Judge, program: str, inv: Invocation, depth: int, via: Via) -> Verdict:
+    """`at now` / `batch` run the commands on their input later."""
+    if inv.stdin == "text" and inv.stdin_code is not None:
+        return worst(
+            [
+                unknown(f"{program} schedules commands to run later", via),
+                judge.text(inv.stdin_code, depth + 1, (*via, program)),
+            ]
+        )
+    if inv.stdin in _FED:
+        return destructive(f"{program} runs its input as commands later", via)
+    return unknown(f"{program} schedules commands to run later", via)
 
 
 def script(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdict:
@@ -155,13 +188,17 @@ def eval_code(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdic
     return judge.text(code, depth + 1, (*via, "eval"))
 
 
-def source(program: str, args: Sequence[Arg], inv: Invocation, via: Via) -> Verdict:
+def source(
+    judge: Judge, program: str, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
+) -> Verdict:
     """`source FILE` runs FILE in the shell; from a pipe or `<(…)` it runs another command's
-    output."""
+    output; from a here-string it runs that text."""
     script = args[0] if args else None
-    fed = script is not None and script.value in ("/dev/stdin", "-") and inv.stdin in _FED
-    if (script is not None and script.substitution) or fed:
+    from_stdin = script is not None and script.value in ("/dev/stdin", "-")
+    if (script is not None and script.substitution) or (from_stdin and inv.stdin in _FED):
         return destructive(f"{program} runs code produced by a command", via)
+    if from_stdin and inv.stdin == "text" and inv.stdin_code is not None:
+        return _code(judge, inv.stdin_code, program, depth, (*via, program))
     return unknown(f"{program} runs a script in the shell", via)
 
 

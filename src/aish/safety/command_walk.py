@@ -61,6 +61,8 @@ class Arg:
     value: str | None
     code: str
     substitution: bool = False
+    # A computed word that may turn out to be an option: `-$x`, `${x:--delete}`, `$(cmd)`.
+    maybe_option: bool = False
 
     @property
     def dynamic(self) -> bool:
@@ -106,6 +108,8 @@ class Walk:
     embedded: tuple[str, ...] = ()
     # Why parts of the line are beyond judging (`${x@P}` runs the commands in x's value).
     concerns: tuple[str, ...] = ()
+    # Variables exported to every later command (`export X=…`, `declare -x X`).
+    exported: tuple[str, ...] = ()
 
 
 def walk_bash(text: str) -> Walk:
@@ -117,6 +121,7 @@ def walk_bash(text: str) -> Walk:
         functions: list[str] = []
         embedded: list[str] = []
         concerns: list[str] = []
+        exported: list[str] = []
         stack = [root]
         while stack:
             node = stack.pop()
@@ -134,14 +139,28 @@ def walk_bash(text: str) -> Walk:
             ):
                 assigned.extend(_assigned_names(node))
             elif kind in _ASSIGNMENT_HOLDERS:
-                assigned.extend(_declared_names(node))
+                names = _declared_names(node)
+                assigned.extend(names)
+                exported.extend(names if _exports(node) else [])
             elif kind == "file_redirect":
                 redirects.append(_redirect(node))
             elif kind == "function_definition":
                 name = node.child_by_field_name("name")
                 functions += [node_text(name)] if name is not None else []
+            elif kind in ("for_statement", "select_statement"):
+                variable = node.child_by_field_name("variable")
+                assigned += [node_text(variable)] if variable is not None else []
+            elif kind == "binary_expression" and _arithmetic_assignment(node):
+                left = node.child_by_field_name("left")
+                assigned += [node_text(left)] if left is not None else []
+            elif kind in ("raw_string", "string") and _subscript_code(node_text(node)):
+                concerns.append(
+                    f"{node_text(node)[:40]}: bash may evaluate this as an array subscript, "
+                    "which runs the command in it"
+                )
             elif kind == "expansion":
                 text = node_text(node)
+                embedded += [_unescape_backticked(m.group(1)) for m in _BACKTICKS.finditer(text)]
                 defaulted = _DEFAULT_ASSIGNMENT.match(text)
                 if defaulted:  # `${VAR:=value}` assigns VAR
                     assigned.append(defaulted.group(1))
@@ -160,11 +179,27 @@ def walk_bash(text: str) -> Walk:
             tuple(functions),
             tuple(embedded),
             tuple(concerns),
+            tuple(exported),
         )
 
 
 _DEFAULT_ASSIGNMENT = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
 _BACKTICKS = re.compile(r"`((?:\\.|[^`\\])*)`")
+
+
+_ARITHMETIC_OPERATORS = frozenset(
+    ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=")
+)
+
+
+def _arithmetic_assignment(node: Node) -> bool:
+    """`(( HISTSIZE=0 ))`, `$((x+=1))`: an assignment inside arithmetic."""
+    operator = next((c for c in node.children if not c.is_named), None)
+    return operator is not None and operator.type in _ARITHMETIC_OPERATORS
+
+
+def _subscript_code(text: str) -> bool:
+    return "[" in text and ("$(" in text or "`" in text)
 
 
 def _heredoc_backticks(node: Node) -> list[str]:
@@ -240,14 +275,23 @@ def _stdin(node: Node) -> tuple[Stdin, str | None]:
 
 
 def _receives_pipe(node: Node) -> bool:
+    """Whether the command's input is another command's output: a later pipeline stage, or
+    the first command of a subshell, group or `>(…)` that is one."""
     child, parent = node, node.parent
+    while parent is not None and parent.type in ("subshell", "compound_statement"):
+        if parent.named_child(0) != child:
+            return False
+        child, parent = parent, parent.parent
+    if parent is not None and parent.type == "process_substitution":
+        return node_text(parent).startswith(">(") and parent.named_child(0) == child
     while parent is not None and parent.type == "redirected_statement":
         child, parent = parent, parent.parent
     if parent is None or parent.type != "pipeline":
         return False
     # After a heredoc, tree-sitter hangs the rest of the pipeline (`| sh`) under the heredoc
     # redirect, starting with the bare `|`.
-    return not parent.children[0].is_named or parent.named_children[0] != child
+    first = parent.child(0)
+    return first is None or not first.is_named or parent.named_child(0) != child
 
 
 def _is_statement(node: Node) -> bool:
@@ -267,13 +311,29 @@ def _assigned_names(node: Node) -> list[str]:
     return [n for c in node.children if c.type == "variable_assignment" for n in _assigned_names(c)]
 
 
+def _exports(node: Node) -> bool:
+    words = [node_text(c) for c in node.children]
+    keyword = words[0] if words else ""
+    return keyword == "export" or (
+        keyword in ("declare", "typeset", "local")
+        and any(w.startswith("-") and "x" in w[1:] for w in words[1:])
+    )
+
+
 def _declared_names(node: Node) -> list[str]:
+    """The names `declare`/`export`/`unset` … set, after quote removal (`declare "PATH=/x"`);
+    a computed name comes back as its text, which no harmless name matches."""
     names: list[str] = []
     for child in node.named_children:
         if child.type == "variable_assignment":
             names += _assigned_names(child)
-        elif child.type in ("variable_name", "word"):
-            names.append(node_text(child))
+        elif child.type in ("variable_name", "word", "string", "raw_string", "concatenation"):
+            value, _quoted = word_value(child)
+            text = value if value is not None else "$" + node_text(child)
+            if text in ("-n", "--nameref") or (text.startswith("-") and "n" in text[1:]):
+                names.append("declare -n (a name reference)")
+            elif not text.startswith(("-", "+")):
+                names.append(text.split("=", 1)[0].rstrip("+"))
     return names
 
 
@@ -301,12 +361,22 @@ def _operator(node: Node) -> str:
 def _args(node: Node) -> list[Arg]:
     """A word as bash passes it on: `-{delete,print}` is two words, `-delete -print`."""
     if node.type != "concatenation" or not _plain_braces(node):
-        return [_arg(node)]
+        arg = _arg(node)
+        if node.type == "concatenation" and _quoted_braces(node):
+            # `"-"{delete,print}`: bash expands it, and it can be options; judge it unknown.
+            return [Arg(arg.text, None, DYNAMIC_VALUE, maybe_option=True)]
+        return [arg]
     words = expand_braces(node_text(node))
     if words is None:
         text = node_text(node)
-        return [Arg(text, None, DYNAMIC_VALUE)]
+        return [Arg(text, None, DYNAMIC_VALUE, maybe_option=True)]
     return [Arg(w, unescape_word(w), unescape_word(w)) for w in words]
+
+
+def _quoted_braces(node: Node) -> bool:
+    """Unquoted `{…,…}` next to quoted or computed parts."""
+    texts = [node_text(c) for c in node.children if c.type == "word"]
+    return "{" in texts and "}" in texts and any("," in t for t in texts)
 
 
 def _plain_braces(node: Node) -> bool:
@@ -324,7 +394,18 @@ def _arg(node: Node) -> Arg:
     value, _quoted = word_value(node)
     # A literal word reads the same as code; only expanding words need their markers.
     code = value if value is not None else _code(node)
-    return Arg(node_text(node), value, code, node.type == "process_substitution")
+    text = node_text(node)
+    substitution = node.type == "process_substitution"
+    return Arg(text, value, code, substitution, value is None and _may_be_option(text))
+
+
+_OPTION_DEFAULT = re.compile(r"^\$\{[^}]*?:?[-=+?]-")
+
+
+def _may_be_option(text: str) -> bool:
+    """Whether a computed word could expand to an option: `-$x`, `${x:--delete}`, `$(cmd)`."""
+    bare = text.lstrip('"')
+    return bare.startswith(("-", "$(", "`")) or bool(_OPTION_DEFAULT.match(bare))
 
 
 def _code(node: Node) -> str:

@@ -94,7 +94,7 @@ def split_args(
             continue
         if ended or value is None or not value.startswith("-") or value == "-":
             computed_option = computed_option or (
-                not ended and value is None and arg.text.startswith("-")
+                not ended and value is None and (arg.text.startswith("-") or arg.maybe_option)
             )
             operands.append(arg)
             continue

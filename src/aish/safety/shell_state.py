@@ -47,6 +47,10 @@ def harmless_for_one_command(name: str) -> bool:
 
 
 def assignment_concern(name: str) -> str | None:
+    if name.startswith("declare -n"):
+        return "a name reference makes later assignments land on another variable"
+    if name.startswith("$") or not name:
+        return f"sets a variable whose name is computed: {name}"
     if "[" in name:
         return f"{name}: an array subscript is evaluated as arithmetic and can run commands"
     if changes_later_commands(name):
@@ -63,7 +67,10 @@ def builtin_assignments(program: str, args: Sequence[Arg]) -> list[str] | None:
     `program` is no such builtin. A computed name comes back as its text."""
     values = [a.value if a.value is not None else a.text for a in args]
     if program == "printf":
-        return [values[i + 1] for i, v in enumerate(values[:-1]) if v == "-v"]
+        attached = [v[2:] for v in values if v.startswith("-v") and len(v) > 2]
+        return attached + [values[i + 1] for i, v in enumerate(values[:-1]) if v == "-v"]
+    if program == "wait":
+        return [values[i + 1] for i, v in enumerate(values[:-1]) if v == "-p"]
     if program in ("read", "mapfile", "readarray"):
         names: list[str] = []
         skip = False
