@@ -237,6 +237,10 @@ def test_deep_nesting_is_unknown_not_a_crash() -> None:
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
     assert classify(line).level in ("unknown", "destructive")
     assert classify("(" * 3000 + "rm x" + ")" * 3000).level != "safe"
+    # Work that grows with the square of the line ends as "too complex", not as a hang.
+    nested = "find . -exec " * 300 + "ls" + " \\;" * 300
+    assert classify(nested).level == "unknown"
+    assert "too complex" in classify(nested).reasons[0]
 
 
 REVIEW_CASES = [

@@ -85,7 +85,10 @@ _HELP_ONLY = frozenset(("--help", "--version"))
 # Longer lines are not cached (a few long keys would hold a lot of memory), and lines past the
 # limit are not parsed at all: no command a person reviews is that long.
 _CACHED_CHARS = 4096
-MAX_CHARS = 65536
+MAX_CHARS = 16384
+# Words looked at while judging one line; past it the line is "too complex to judge" rather
+# than slow (nested `find -exec find -exec …` re-reads its tail at every level).
+_WORK_BUDGET = 40_000
 
 
 def classify(command: str, user_rules: UserRules | None = None) -> Verdict:
@@ -97,8 +100,8 @@ def classify(command: str, user_rules: UserRules | None = None) -> Verdict:
         if len(command) <= _CACHED_CHARS:
             return _classify_cached(command, rules)
         return _classify_line(command, rules)
-    except RecursionError:
-        return Verdict("unknown", ("nested too deeply to judge",))
+    except (RecursionError, _TooComplex):
+        return Verdict("unknown", ("nested too deeply or too complex to judge",))
     except Exception as error:  # a bug here must fail closed, never open
         return Verdict("destructive", (f"could not be judged ({type(error).__name__})",))
 
@@ -123,9 +126,14 @@ def _classify_line(command: str, rules: UserRules) -> Verdict:
     return worst([verdict, Verdict("unknown", (f"{expansion} expands to an earlier command",))])
 
 
+class _TooComplex(Exception):
+    """The line needs more work to judge than a command a person reviews ever does."""
+
+
 class _Judge:
     def __init__(self, rules: UserRules) -> None:
         self.rules = rules
+        self.work = 0
 
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
         """The verdict for `code`; `stdin` is what its commands read when the code runs with
@@ -192,6 +200,9 @@ class _Judge:
     ) -> Verdict:
         if depth > MAX_DEPTH:
             return unknown("nested too deeply to judge", via)
+        self.work += 1 + len(args)
+        if self.work > _WORK_BUDGET:
+            raise _TooComplex
         program, objection = _program(name)
         if program is None:
             # A script the user named in `safety.allow` (`./scripts/check.sh *`) is theirs to vouch
