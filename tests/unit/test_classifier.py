@@ -181,13 +181,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("command", "level", "reason"), CASES)
-def test_case(command: str, level: str, reason: str) -> None:
-    verdict = classify(command)
-    assert verdict.level == level, verdict.reasons
-    assert reason in "; ".join(verdict.reasons)
-
-
 def test_the_line_takes_its_worst_part_and_names_every_rule() -> None:
     verdict = classify("ls; make; rm x > out")
     assert verdict.level == "destructive"
@@ -243,6 +236,7 @@ def test_deep_nesting_is_unknown_not_a_crash() -> None:
     assert "too complex" in classify(nested).reasons[0]
 
 
+# Found by adversarial reviews of the classifier: each a class of bypass or false alarm.
 REVIEW_CASES = [
     # sed: GNU addresses, attached scripts, text commands
     ("sed -n '1~2w out' f", "unknown", "writes a file"),
@@ -406,8 +400,8 @@ REVIEW_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("command", "level", "reason"), REVIEW_CASES)
-def test_review_case(command: str, level: str, reason: str) -> None:
+@pytest.mark.parametrize(("command", "level", "reason"), CASES + REVIEW_CASES)
+def test_case(command: str, level: str, reason: str) -> None:
     verdict = classify(command)
     assert verdict.level == level, verdict.reasons
     assert reason in "; ".join(verdict.reasons)
