@@ -17,15 +17,15 @@ def _options(text: str) -> tuple[str, ...]:
 
 _UNCONDITIONAL = """
     cat head tail tac rev wc cut paste join comm nl fold fmt pr column col colrm expand unexpand
-    tr grep egrep fgrep zgrep zegrep zfgrep rgrep ag ack more zmore zcat bzcat xzcat zstdcat
+    tr grep egrep fgrep zgrep zegrep zfgrep rgrep more zmore zcat bzcat xzcat zstdcat
     lzcat od hexdump strings stat du df ls dir vdir realpath readlink basename dirname pwd cd
-    pushd popd dirs echo printf true false : test [ seq yes expr sleep wait jobs read id whoami
+    pushd popd dirs echo printf true false : test [ seq yes expr sleep wait read id whoami
     groups who w users last uptime uname arch nproc lscpu lsblk lsusb lspci lsmod lsof netstat
     free vmstat iostat mpstat pidstat ps pgrep pidof pstree top printenv locale tty getent
     which whereis type whatis apropos help tldr locate md5sum sha1sum sha224sum sha256sum
     sha384sum sha512sum b2sum cksum sum cmp diff diff3 jq shellcheck cal ncal factor numfmt
     ping dig nslookup host traceroute tracepath mtr findmnt blkid lsattr getfacl namei
-    dpkg-query apt-cache ldd nm objdump readelf size uuidgen base32 base64 basenc clear tput bc
+    dpkg-query apt-cache objdump readelf size uuidgen base32 base64 basenc clear tput bc
     let declare zipinfo
 """
 
@@ -49,7 +49,19 @@ _CONFIG_WRITES = _options(
 _CURL_WRITES = _options(
     "-O --remote-name* -d --data* -X --request* -T --upload-file* -F --form* -K "
     "--config* --json* -c --cookie-jar* -D --dump-header* --trace* --stderr* --libcurl* "
-    "--etag-save* --hsts* --alt-svc*"
+    "--etag-save* --hsts* --alt-svc* -Q --quote* --ssl-sessions*"
+)
+# wget proves nothing by --spider or -O - while it still logs, posts, runs wgetrc commands
+# (`-e`), saves cookies or headers, or lays out and deletes downloaded files.
+WGET_WRITES = _options(
+    "-o --output-file* -a --append-output* --method* --post* --body* -e --execute* --config* "
+    "--save-* -P --directory-prefix* -x --force-directories --delete-after -b --background "
+    "-r --recursive -m --mirror -p --page-requisites -k --convert-links --warc-file* "
+    "--rejected-log* --use-askpass*"
+)
+_TAG_WRITES = _options(
+    "-a --annotate -s --sign -u --local-user* -f --force -d --delete -m --message* -F --file* "
+    "-e --edit --create-reflog"
 )
 _IP_BATCH = ("-b", "-batch", "-force")
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
@@ -66,11 +78,20 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("sort",), deny=("-o", "--output", "--compress-program*")),
     RO(("tree",), deny=("-o",)),
     RO(("file",), deny=("-C", "--compile")),
-    RO(("less", "zless", "most"), deny=("-o", "-O", "--log-file*", "--LOG-FILE*")),
-    RO(("info",), deny=("-o", "--output*")),
+    # `+cmd` runs a pager command at start (`+!cmd` a shell, `+|` a pipe, `+v` an editor):
+    # only a search or a motion is read-only. A lesskey file can set LESSOPEN.
+    RO(("less", "zless", "most"),
+       deny=_options("-o -O --log-file* --LOG-FILE* -k --lesskey*"),
+       deny_operand=r"^\+(?!\+?([/?&][^\x00-\x1f\x7f]*|[0-9]*[gGFpP%]?)$)"),
+    RO(("info",), deny=("-o", "--output*", "--dribble*")),
     # Pagers and browsers they start are programs of the user's choosing.
-    RO(("man",), deny=_options("-P --pager* -H --html* -B -T --troff* -Z --ditroff -t")),
-    RO(("bat", "batcat", "ack", "ag"), deny=("--pager*", "--paging*")),
+    RO(("man",), deny=_options(
+        "-P --pager* -H --html* -B -T --troff* -Z --ditroff -t -C --config-file*")),
+    RO(("bat", "batcat", "ag"), deny=("--pager*", "--paging*")),
+    # ack's --output is a Perl expression in older versions; an ackrc can set a pager.
+    RO(("ack",), deny=("--pager*", "--output*", "--ackrc*")),
+    # A plugin is a shared library loaded into nm.
+    RO(("nm",), deny=("--plugin*",)),
     RO(("compgen",), deny=("-C", "-F", "-W")),
     RO(("lastlog",), deny=("-C", "--clear", "-S", "--set")),
     RO(("ss",), deny=("-K", "--kill")),
@@ -81,29 +102,43 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("rg",), deny=("--pre*", "--hostname-bin*", "-z", "--search-zip")),
     RO(("find",), deny=_FIND_ACTIONS),
     RO(("sed",), deny=("-i", "--in-place*", "-f", "--file*")),
-    RO(("awk", "gawk", "mawk", "nawk"), deny=_options("-f --file* -i --include* -l --load*")),
+    # gawk writes a profile, a pretty-printed program or a variable dump with -p -o -d.
+    RO(("awk", "gawk", "mawk", "nawk"), deny=_options(
+        "-f --file* -i --include* -l --load* -W -E --exec* -o --pretty-print* -p --profile* "
+        "-d --dump-variables* -D --debug*")),
     RO(("pg_dump", "mysqldump"), deny=("-f", "--file*", "-r", "--result-file*")),
     # ---- system state: reading it, never setting it
     RO(("date",), deny=("-s", "--set*")),
     RO(("hostname",), max_operands=0, deny=("-F", "--file*", "-b", "--boot")),
-    RO(("stty",), max_operands=0),
     RO(("timedatectl", "hostnamectl", "loginctl"), max_operands=0),
     RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
     RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
     RO(("dmesg",), deny=_options("-c -C --clear --read-clear -D -E -n --console*")),
     RO(("journalctl",), deny=_options(
-        "--vacuum* --rotate --flush --relinquish-var --sync --setup-keys --update-catalog")),
+        "--vacuum* --rotate --flush --relinquish-var --sync --setup-keys --update-catalog "
+        "--cursor-file*")),
     RO(("history",), deny=_options("-c -d -w -a -r -n -s -p"), max_operands=1),
     RO(("crontab",), require=("-l",)),
     RO(("mount",), max_operands=0, deny=("-a", "--all", "-o", "--options*", "--bind", "--move")),
-    RO(("alias", "set", "shopt", "export", "umask", "ulimit", "trap"), max_operands=0,
-       deny=_options("-o -s -u -e -x -a -f -n -S -H")),
+    # Shell settings: only the options that list them (`set -t`, `stty -echo` change them).
+    RO(("set",), allow_options=("-o",), max_operands=0, deny=("--",)),
+    RO(("set",), sub=("+o",), allow_options=(), max_operands=0),
+    RO(("shopt",), allow_options=("-p",)),
+    RO(("stty",), allow_options=("-a", "--all", "-g", "--save"), max_operands=0),
+    RO(("stty",), sub=("size|speed",), allow_options=(), max_operands=0),
+    RO(("alias",), allow_options=("-p",), max_operands=0),
+    RO(("umask",), allow_options=("-S", "-p"), max_operands=0),
+    # ulimit sets a limit only when given a value: its letters alone print limits.
+    RO(("ulimit",), allow_options=_options("-a -H -S -b -c -d -e -f -i -k -l -m -n -p -q -r -s "
+                                           "-t -u -v -x -P -R -T"), max_operands=0),
+    RO(("export",), allow_options=("-p",), max_operands=0),
+    RO(("trap",), allow_options=("-l", "-p"), max_operands=0),
     RO(("env",), max_operands=0, deny=("-i", "-u", "-S", "-C", "--chdir*", "--unset*")),
     RO(("command",), require=("-v", "-V")),
     RO(("fdisk", "sfdisk", "parted"), require=("-l", "--list")),
     RO(("ip",), sub=("*", "show|list|ls|get"), deny=_IP_BATCH),
     RO(("ip",), max_operands=1, deny=_IP_BATCH),
-    RO(("ifconfig", "iwconfig"), max_operands=1, deny=("-a",)),
+    RO(("ifconfig", "iwconfig"), max_operands=1),
     RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules")),
     RO(("sudo",), require=("-l", "--list", "-V", "--version")),
     RO(("apt-file",), sub=("search|find|list|show",)),
@@ -114,11 +149,15 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
     RO(("curl",), deny=_CURL_WRITES),
-    RO(("wget",), require=("--spider",)),
+    # (`wget -O - url` is judged by content_checks, with the same list.)
+    RO(("wget",), require=("--spider",), deny=WGET_WRITES),
     # ---- git: only readers, without config overrides or external programs
     RO(("git",), sub=(_GIT_READERS,), deny=_GIT_DENY),
     RO(("git",), sub=("branch",), deny=_GIT_DENY + _BRANCH_WRITES, max_operands=0),
+    # Not -l: before git 2.20 `git branch -l NAME` created NAME (-l was --create-reflog).
+    RO(("git",), sub=("branch",), require=("--list",), deny=_GIT_DENY + _BRANCH_WRITES),
     RO(("git",), sub=("tag",), require=("-l", "--list"), deny=_GIT_DENY),
+    RO(("git",), sub=("tag",), max_operands=0, deny=_GIT_DENY + _TAG_WRITES),
     RO(("git",), sub=("remote",), deny=_GIT_DENY, max_operands=0),
     RO(("git",), sub=("remote", "show|get-url"), deny=_GIT_DENY),
     RO(("git",), sub=("stash", "list|show"), deny=_GIT_DENY),
@@ -126,6 +165,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("git",), sub=("reflog", "show"), deny=_GIT_DENY),
     RO(("git",), sub=("config",), require=("-l", "--list", "--get*"),
        deny=_GIT_DENY + _CONFIG_WRITES),
+    # `git config user.name` gets a value: one `section.key` operand and nothing that writes.
+    RO(("git",), sub=("config", "*.*"), max_operands=0, deny=_GIT_DENY + _CONFIG_WRITES),
     RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
     RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
     RO(("rsync",), require=("-n", "--dry-run"),
@@ -152,6 +193,10 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
     RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),
     RO(("terraform", "tofu"), sub=("state", "list|show")),
+    # AWS readers by the API's own naming; content_checks reads get-* for an output file.
+    RO(("aws",), sub=("s3", "ls")),
+    RO(("aws",), sub=("*", "describe-*|list-*|get-*")),
+    RO(("aws",), sub=("configure", "list|get")),
     # ---- package managers: queries
     RO(("dpkg",), require=_DPKG_QUERIES,
        deny=_options("-i --install --unpack --configure --set-selections -a")),
