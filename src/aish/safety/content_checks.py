@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from aish.safety.awk_program import awk_program_verdict
 from aish.safety.options import ArgView
+from aish.safety.read_only_rules import WGET_WRITES
 from aish.safety.rule_types import NOWHERE
 from aish.safety.sql_checks import SQL_CHECKS
 from aish.safety.verdict import Verdict, worst
@@ -38,40 +40,87 @@ def _destructive(reason: str) -> Verdict:
 _SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/\\])*/[IM]*|\\(.)(?:\\.|(?!\1).)*\1[IM]*)"
 _SED_ADDRESS = re.compile(rf"\s*(?:{_SED_ONE}(?:\s*,\s*(?:[+~]\d+|{_SED_ONE}))?)?\s*!*\s*")
 _SED_FLAGS = re.compile(r"[gpiImMe0-9w ]*")
-_SED_VALUE_LETTERS = "fl"  # options of sed that take the rest of the word as their value
 
 
-def _sed_scripts(view: ArgView) -> list[str | None]:
-    scripts = _values_after(view, ("-e", "--expression"))
-    for option in view.options:
-        if option.startswith("--expression="):
-            scripts.append(option.split("=", 1)[1])
-        elif option.startswith("-") and not option.startswith("--"):
-            attached = _attached_script(option[1:])
-            if attached:
-                scripts.append(attached)
-    if scripts or view.has_any(("-f", "--file*")):
-        return scripts
-    return [view.operands[0].value] if view.operands else []
+def _abbreviates(name: str, full: str) -> bool:
+    """Whether `name` (a `--word` as typed, without `=value`) is `full` or a prefix of it, as
+    getopt_long accepts."""
+    return len(name) > 2 and full.startswith(name)
 
 
-def _attached_script(letters: str) -> str:
-    """The script in a bundle like `-ne'p'`: the text after `e`, when there is any."""
-    for index, letter in enumerate(letters):
-        if letter == "e":
-            return letters[index + 1 :]
-        if letter in _SED_VALUE_LETTERS:
-            return ""
-    return ""
+Getopt = tuple[list[tuple[str, str | None, int]], list[tuple[str | None, int]]]
 
 
-def _values_after(view: ArgView, names: tuple[str, ...]) -> list[str | None]:
-    values: list[str | None] = []
-    words = view.words
-    for i, word in enumerate(words[:-1]):
-        if word in names:
-            values.append(words[i + 1])
-    return values
+def _getopt(
+    words: tuple[str | None, ...],
+    short_values: str,
+    long_values: tuple[str, ...],
+    *,
+    optional: str = "",
+    permute: bool = True,
+) -> Getopt:
+    """Options as getopt reads them: (name, value, position) with `-x` letters split out of
+    bundles and long names as typed; operands as (word, position). A letter in `short_values`
+    (or a long name abbreviating one of `long_values`) takes the rest of its word or the next
+    word; one in `optional` takes only the rest of its word. Without `permute`, options end at
+    the first operand (gawk, mawk). A value is None when it is computed or missing."""
+    options: list[tuple[str, str | None, int]] = []
+    operands: list[tuple[str | None, int]] = []
+    i = 0
+    while i < len(words):
+        word, position = words[i], i
+        i += 1
+        if word is None or not word.startswith("-") or word == "-":
+            operands.append((word, position))
+            if not permute:
+                operands += [(w, p) for p, w in enumerate(words[i:], start=i)]
+                break
+            continue
+        if word == "--":
+            operands += [(w, p) for p, w in enumerate(words[i:], start=i)]
+            break
+        if word.startswith("--"):
+            name, equals, value = word.partition("=")
+            if not equals and any(_abbreviates(name, full) for full in long_values):
+                options.append((name, words[i] if i < len(words) else None, position))
+                i += 1
+            else:
+                options.append((name, value if equals else None, position))
+            continue
+        for index, letter in enumerate(word[1:], start=2):
+            if letter in short_values:
+                attached = word[index:]
+                following = words[i] if i < len(words) else None
+                i += 0 if attached else 1
+                options.append(("-" + letter, attached or following, position))
+                break
+            if letter in optional:
+                options.append(("-" + letter, word[index:], position))
+                break
+            options.append(("-" + letter, None, position))
+    return options, operands
+
+
+def _scripts(found: Getopt, is_script: Callable[[str], bool]) -> tuple[list[str | None], list[str]]:
+    """The scripts given by options (`-e`), or the first operand when none is; the first
+    operand too when it stands before a script option (with POSIXLY_CORRECT, or in an awk that
+    stops at the program, it is the script). Also the other options, by name."""
+    options, operands = found
+    given = [(value, position) for name, value, position in options if is_script(name)]
+    scripts = [value for value, _ in given]
+    first = operands[0] if operands else None
+    if first is not None and (not given or first[1] < given[0][1]):
+        scripts.append(first[0])
+    return scripts, [name for name, _, _ in options if not is_script(name)]
+
+
+def _sed_scripts(view: ArgView) -> tuple[list[str | None], bool]:
+    """The scripts sed runs, and whether it reads one from a file (`-f`, `--file`, `--fi`)."""
+    found = _getopt(view.words, "efl", ("--expression", "--file", "--line-length"), optional="i")
+    options, _ = found
+    from_file = any(name == "-f" or _abbreviates(name, "--file") for name, _, _ in options)
+    scripts, _ = _scripts(found, lambda name: name == "-e" or _abbreviates(name, "--expression"))
+    return scripts, from_file
 
 
 def sed_writes(script: str) -> str | None:
@@ -139,7 +188,10 @@ def _after_delimited(script: str, start: int, parts: int) -> int | None:
 
 
 def check_sed(program: str, view: ArgView) -> Verdict | None:
-    for script in _sed_scripts(view):
+    scripts, from_file = _sed_scripts(view)
+    if from_file:
+        return _unknown("sed runs a script file")
+    for script in scripts:
         if script is None:
             return _unknown("sed script is computed at run time")
         reason = sed_writes(script)
@@ -150,59 +202,30 @@ def check_sed(program: str, view: ArgView) -> Verdict | None:
 
 # ---- awk ----------------------------------------------------------------------------------
 
-_AWK_PRINT = re.compile(r"\bprintf?\b([^;{}\n]*)")
-_AWK_HARMLESS = ('"/dev/stderr"', '"/dev/stdout"', '"/dev/null"', '"/dev/tty"', '"-"')
-
-
-def _awk_programs(view: ArgView) -> list[str | None]:
-    programs = _values_after(view, ("-e", "--source"))
-    programs += [o.split("=", 1)[1] for o in view.options if o.startswith("--source=")]
-    if programs:
-        return programs
-    return [view.operands[0].value] if view.operands else []
+# gawk's and mawk's options that take a value; -d -D -L -o -p take one only when attached.
+_AWK_VALUES = "FfveEilWZ"
+_AWK_LONG_VALUES = (
+    "--field-separator", "--file", "--assign", "--source", "--exec", "--include", "--load",
+)  # fmt: skip
 
 
 def check_awk(program: str, view: ArgView) -> Verdict | None:
-    included = _values_after(view, ("-i", "--include"))
-    included += [o.split("=", 1)[1] for o in view.options if o.startswith("--include=")]
-    included += [o[2:] for o in view.options if o.startswith("-i") and len(o) > 2]
-    if "inplace" in included:
-        return _destructive("gawk -i inplace edits files in place")
-    if view.has_any(("-f", "--file*", "-E", "--exec*")):
-        return _unknown(f"{program} runs a program file")
-    verdicts = [_awk_program(text) for text in _awk_programs(view)]
-    found = [v for v in verdicts if v is not None]
-    return worst(found) if found else None
-
-
-def _awk_program(text: str | None) -> Verdict | None:
-    if text is None:
-        return _unknown("awk program is computed at run time")
-    code = re.sub(
-        r'"(?:\\.|[^"\\])*"', lambda m: m.group(0) if m.group(0) in _AWK_HARMLESS else '""', text
-    )  # string literals are data, except the harmless devices
-    if re.search(r"\bsystem\s*\(", code):
-        return _unknown("awk system() runs commands")
-    if re.search(r"\|\s*getline|\bprintf?\b[^;{}\n]*\|(?!\|)", code.replace("||", "")):
-        return _unknown("awk pipes to or from a command")
-    for match in _AWK_PRINT.finditer(code):
-        statement = _without_parentheses(match.group(1))
-        for harmless in _AWK_HARMLESS:
-            statement = statement.replace(f">> {harmless}", "").replace(f">{harmless}", "")
-            statement = statement.replace(f"> {harmless}", "").replace(f">>{harmless}", "")
-        if ">>" in statement:
-            return _unknown("awk print >> appends to a file")
-        if ">" in statement:
-            return _destructive("awk print > writes over a file")
-    return None
-
-
-def _without_parentheses(text: str) -> str:
-    """`print ($1 > 5)` compares; only a `>` outside parentheses redirects."""
-    previous = None
-    while previous != text:
-        previous, text = text, re.sub(r"\([^()]*\)", "", text)
-    return text
+    found = _getopt(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
+    for name, value, _ in found[0]:
+        if name == "-i" or _abbreviates(name, "--include"):
+            if value is not None and value.removesuffix(".awk") == "inplace":
+                return _destructive("gawk -i inplace edits files in place")
+            return _unknown(f"{program} {name} includes a program file")
+        if name in ("-f", "-E") or _abbreviates(name, "--file") or _abbreviates(name, "--exec"):
+            return _unknown(f"{program} runs a program file")
+        if name == "-l" or _abbreviates(name, "--load"):
+            return _unknown(f"{program} {name} loads an extension library")
+        if name == "-W":
+            return _unknown(f"{program} -W {value or ''} is not known to be harmless")
+    programs, _ = _scripts(found, lambda name: name == "-e" or _abbreviates(name, "--source"))
+    verdicts = [awk_program_verdict(text) for text in programs]
+    hits = [v for v in verdicts if v is not None]
+    return worst(hits) if hits else None
 
 
 # ---- tar and git: modes that decide between reading and writing ---------------------------
@@ -280,29 +303,80 @@ def check_tar(program: str, view: ArgView) -> Verdict | None:
     return _unknown("tar extracts or changes files")
 
 
+# wget's short options that take a value (`-nv` is -n with the value v).
+_WGET_VALUES = "eoaiBtOTwQPUlARDXIn"
+
+
 def check_wget(program: str, view: ArgView) -> Verdict | None:
-    targets = _values_after(view, ("-O",))
-    for option in view.options:
-        if option.startswith("--output-document="):
-            targets.append(option.split("=", 1)[1])
-        elif option.startswith("-") and not option.startswith("--") and "O" in option:
-            rest = option[option.index("O") + 1 :]
-            if rest:
-                targets.append(rest)
-    if any(t != "-" for t in targets):
+    """`wget -O FILE` writes over FILE; `-O -` prints the download (and `-O /dev/null` drops
+    it), which is read-only when nothing else writes."""
+    options, _ = _getopt(view.words, _WGET_VALUES, ("--output-document",))
+    targets = [
+        value
+        for name, value, _ in options
+        if name == "-O"
+        or (name.startswith("--output-d") and _abbreviates(name, "--output-document"))
+    ]
+    if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
         return _destructive("wget -O writes the download over a file")
-    if targets:
-        return Verdict("safe")  # -O - prints the download
-    return None
+    if not targets:
+        return None
+    hit = next((spec for spec in WGET_WRITES if view.has(spec, abbreviated=True)), None)
+    if hit is not None:
+        return _unknown(f"wget {hit} writes files, sends data or runs commands")
+    return Verdict("safe")
+
+
+# curl's short options that take a value.
+_CURL_VALUES = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
+# Protocols whose URL is raw bytes for a server (`gopher://127.0.0.1:6379/_FLUSHALL`).
+_RAW_PROTOCOLS = re.compile(r"(?i)^\s*(gophers?|dict|telnet)://")
 
 
 def check_curl(program: str, view: ArgView) -> Verdict | None:
-    """`curl -o FILE` writes over FILE; `-o /dev/null` (a health check) writes nowhere."""
-    targets = _values_after(view, ("-o", "--output"))
-    targets += [o.split("=", 1)[1] for o in view.options if o.startswith("--output=")]
-    targets += [o[2:] for o in view.options if o.startswith("-o") and len(o) > 2]
-    if any(t is None or t not in NOWHERE for t in targets):
+    """`curl -o FILE` writes over FILE; `-o /dev/null` (a health check) writes nowhere and
+    `-o -` prints. `-w '%output{FILE}'` writes too; gopher:// and friends send raw bytes."""
+    options, operands = _getopt(view.words, _CURL_VALUES, ("--output", "--write-out", "--url"))
+    targets = [v for n, v, _ in options if n == "-o" or _abbreviates(n, "--output")]
+    if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
         return _destructive("curl -o writes the download over a file")
+    formats = [v or "" for n, v, _ in options if n == "-w" or _abbreviates(n, "--write-out")]
+    if any(re.search(r"%output\{(?!>>)", f) for f in formats):
+        return _destructive("curl -w %output{file} writes over a file")
+    if any("%output{" in f or f.startswith("@") for f in formats):
+        return _unknown("curl -w can write to a file (%output{}, or a format read from a file)")
+    urls = [w for w, _ in operands] + [v for n, v, _ in options if n == "--url"]
+    if any(u is not None and _RAW_PROTOCOLS.match(u) for u in urls):
+        return _unknown("curl sends raw commands to a server (gopher://, dict://, telnet://)")
+    return None
+
+
+# aws options that take no value: a word after one of them is positional.
+_AWS_FLAGS = _words(
+    "--debug --no-paginate --no-sign-request --no-verify-ssl --no-cli-pager --cli-auto-prompt "
+    "--no-cli-auto-prompt --dry-run"
+)
+
+
+def check_aws(program: str, view: ArgView) -> Verdict | None:
+    """A streaming `get-*` operation writes its result over a positional output file (`aws
+    s3api get-object --bucket b --key k out`): any word after the operation that is no
+    option's value may be that file."""
+    operands = [a.value for a in view.operands[:2]]
+    if len(operands) < 2 or not (operands[1] or "").startswith("get-"):
+        return None
+    words = list(view.words)
+    start = words.index(operands[0]) if operands[0] in words else 0
+    start = words.index(operands[1], start) + 1 if operands[1] in words[start:] else len(words)
+    takes_value = False
+    for word in words[start:]:
+        if word is not None and word.startswith("--"):
+            takes_value = "=" not in word and word not in _AWS_FLAGS
+            takes_value = takes_value and not word.startswith(("--no-", "--with-"))
+        elif not takes_value:
+            return _unknown(f"aws {operands[1]} may write its result to a file: {word or '…'}")
+        else:
+            takes_value = False
     return None
 
 
@@ -321,4 +395,5 @@ CONTENT_CHECKS: dict[str, Check] = {
     "git": check_git,
     "wget": check_wget,
     "curl": check_curl,
+    "aws": check_aws,
 }
