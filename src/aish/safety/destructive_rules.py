@@ -12,11 +12,34 @@ _RECURSIVE = ("-R", "--recursive")
 _DRY_RUN = ("-n", "--dry-run")
 _PKG_REMOVE = "remove|purge|autoremove|erase|uninstall|rm|del|autopurge"
 _SYSTEM_DIRS = r"^(/|~/?|/(etc|usr|bin|sbin|lib|lib64|boot|var|home|root|opt)/?)$"
+# System files and what lies under system directories: `chmod 777 /etc/shadow` opens the
+# password hashes to everyone, `chown` of ~/.ssh locks you out of ssh.
+_SYSTEM_FILES = (
+    r"^/(etc|boot|usr|bin|sbin|lib|lib64|var/lib|root)/"
+    r"|^(~|\$HOME|\$\{HOME\}|/home/[^/]+|/root)/\.ssh(/|$)"
+)
 # Where writing goes nowhere: /dev/null, the terminal, the standard streams.
 _NOWHERE = r"/dev/(null|stdout|stderr|tty|fd/[12])"
 # Block devices and kernel interfaces: any write there changes a disk or the running system.
 DEVICES = r"^/(dev/(sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|mapper/|disk/)|proc/|sys/)"
 _CLOUD_DELETE = "rm|rb|mv|delete*|remove*|terminate*|deregister*|purge*|destroy*"
+# parted's commands that write the partition table, and every unique abbreviation parted
+# accepts for them (`mkl` is mklabel, `t` is toggle); `p` (print), `s` (select or set) are not.
+_PARTED_EDITS = "rm mklabel mktable mkpart resizepart name set toggle disk_set disk_toggle rescue"
+_PARTED_OTHERS = "align-check help print quit select unit version"
+
+
+def _parted_edit_operand() -> str:
+    edits, others = _PARTED_EDITS.split(), _PARTED_OTHERS.split()
+    words = {
+        word[:n]
+        for word in edits
+        for n in range(1, len(word) + 1)
+        if word[:n] in edits or not any(o.startswith(word[:n]) for o in others)
+    }
+    return "^(" + "|".join(sorted(words)) + ")$"
+
+
 _GIT_FORCE_PUSH = (
     "-f",
     "--force",
@@ -45,7 +68,8 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
       unless=("-n", "--no-clobber")),
     R(("cp",), "cp -f overwrites existing files",
       options=("-f", "--force", "--remove-destination")),
-    R(("cp",), "copying /dev/null truncates the target", operand=r"^/dev/(null|zero)$"),
+    R(("cp",), "copying /dev/null truncates the target", operand=r"^/dev/(null|zero)$",
+      first_operand=True),
     R(("install",), "install overwrites its target", unless=("-d", "--directory")),
     R(("ln",), "ln -f replaces an existing file", options=("-f", "--force")),
     R(("dd",), "dd of= writes over a file or device", operand=rf"^of=(?!{_NOWHERE}$)"),
@@ -72,13 +96,21 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("chmod", "chown", "chgrp"), "recursive permission change", options=_RECURSIVE),
     R(("chmod", "chown", "chgrp"), "changes permissions of a system directory",
       operand=_SYSTEM_DIRS),
+    R(("chmod", "chown", "chgrp"), "changes permissions of system files or ~/.ssh",
+      operand=_SYSTEM_FILES),
     R(("setfacl",), "recursive or removing ACL change",
       options=("-R", "--recursive", "-b", "-k")),
     # ---- disks and filesystems
     R(("mkfs", "mke2fs", "mkswap", "blkdiscard"), "formats or wipes a device"),
     R(("wipefs",), "wipes signatures", options=("-a", "--all", "-o", "--offset")),
-    R(("fdisk", "sfdisk", "cfdisk", "parted", "sgdisk", "gdisk"), "edits partition tables",
+    R(("fdisk", "sfdisk", "cfdisk", "sgdisk", "gdisk"), "edits partition tables",
       unless=("-l", "--list", "--print", "-p"), unless_operand=r"^(print|p)$"),
+    R(("sgdisk",), "sgdisk wipes or rewrites the partition table",
+      options=("-Z", "--zap-all", "-z", "--zap", "-o", "--clear", "-d", "--delete", "-n",
+               "--new", "-N", "--largest-new", "-g", "--mbrtogpt", "-m", "--gpttombr", "-l",
+               "--load-backup")),
+    # parted runs the commands given after the device; an editing command changes the table.
+    R(("parted",), "edits the partition table", operand=_parted_edit_operand()),
     R(("cryptsetup",), "destroys encrypted volumes",
       sub=("luksFormat|erase|luksErase|luksKillSlot",)),
     R(("lvremove", "vgremove", "pvremove"), "removes LVM volumes"),
@@ -100,6 +132,8 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("userdel", "groupdel", "deluser", "delgroup"), "deletes users or groups"),
     R(("iptables", "ip6tables", "ebtables"), "removes firewall rules",
       options=("-F", "--flush", "-X", "--delete-chain", "-D", "--delete", "-Z")),
+    R(("iptables", "ip6tables", "ebtables"), "sets a chain's default policy (DROP cuts off "
+      "traffic)", options=("-P", "--policy")),
     R(("nft",), "removes firewall rules", sub=("flush|delete|destroy",)),
     R(("ufw",), "disables or resets the firewall", sub=("disable|reset|delete",)),
     R(("ip",), "deletes or flushes network configuration", operand=r"^(del|delete|flush)$"),
@@ -123,9 +157,9 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
     R(("git",), "git clean deletes untracked files", sub=("clean",),
       options=("-f", "--force"), unless=_DRY_RUN),
     R(("git",), "git push --force/--delete/--mirror rewrites or deletes remote refs",
-      sub=("push",), options=_GIT_FORCE_PUSH),
+      sub=("push",), options=_GIT_FORCE_PUSH, unless=_DRY_RUN),
     R(("git",), "git push +ref/:ref forces or deletes a remote ref", sub=("push",),
-      operand=r"^[+:]"),
+      operand=r"^[+:]", unless=_DRY_RUN),
     R(("git",), "git branch -D/-d/-M deletes or overwrites branches", sub=("branch",),
       options=("-d", "-D", "--delete", "-M", "-C", "-f", "--force")),
     R(("git",), "git tag -d deletes tags", sub=("tag",),
@@ -171,6 +205,9 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
       options=("--force", "--grace-period*")),
     R(("helm",), "uninstalls releases", sub=("uninstall|delete|del|un|rollback",)),
     R(("terraform", "tofu", "pulumi"), "destroys infrastructure", sub=("destroy",)),
+    R(("terraform", "tofu"), "removes resources from the state or overwrites it",
+      sub=("state", "rm|push")),
+    R(("terraform", "tofu"), "deletes a workspace", sub=("workspace", "delete")),
     R(("terraform", "tofu"), "applies changes without review", sub=("apply",),
       options=("-auto-approve", "-destroy", "--auto-approve")),
     R(("aws",), "deletes cloud resources", sub=("*", _CLOUD_DELETE)),
