@@ -55,6 +55,8 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
     "doas": Wrapper(_opts("-u -C"), alone="unknown", alone_reason="doas opens a root shell"),
     "env": Wrapper(_opts("-u --unset -C --chdir -S --split-string"), assignments=True),
+    # `jobs -x cmd args` runs cmd with job specs replaced; without -x it only lists.
+    "jobs": Wrapper(),
     "nice": Wrapper(_opts("-n --adjustment")),
     "ionice": Wrapper(_opts("-c --class -n --classdata -t")),
     "nohup": Wrapper(concern="nohup appends the output to nohup.out"),
@@ -85,7 +87,7 @@ WRAPPERS: dict[str, Wrapper] = {
         alone_reason="chroot opens a shell",
     ),
     "flock": Wrapper(
-        _opts("-w --timeout -E --conflict-exit-code"),
+        _opts("-w --wait --timeout -E --conflict-exit-code -c --command"),
         skip_operands=1,
         concern="flock creates its lock file",
     ),
@@ -195,8 +197,13 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
     i = 0
     split_string: str | None = None
     lookups = _LOOKUPS.get(program, frozenset())
+    shell_mode = False
+    command: str | None = None
     while i < len(args):
         value = args[i].value
+        if program == "env" and value == "-":
+            i += 1  # the same as -i
+            continue
         if value is None or not value.startswith("-") or value == "-":
             break
         if program in ("ssh", "parallel") and value in (":::", "::::"):
@@ -206,12 +213,26 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
             break
         if value in lookups:
             return Unwrapped(alone="safe"), i
-        if program == "env" and (value in ("-S", "--split-string") or value.startswith("-S")):
-            split_string = _env_split(value, args, i)
-            i += 1 if value in ("-S", "--split-string") else 0
-            break
-        if value in wrapper.value_options or _bundle_ends_in_value(value, wrapper):
+        if program == "env":
+            split_string, takes_next = _env_option(value, args, i)
+            if split_string is not None:
+                i += takes_next
+                break
+        if program == "flock" and command is None:
+            command = _command_value(value, args, i)
+        if program == "sudo":
+            shell_mode = shell_mode or _sudo_shell(value)
+        if program == "jobs":
+            shell_mode = shell_mode or value == "-x" or _bundle_has(value, "x")
+        if _takes_next(value, wrapper):
             i += 1
+    if program == "jobs" and not shell_mode:
+        return Unwrapped(alone="safe"), i  # lists jobs; operands are job specs
+    if program == "flock" and command is None and i + 1 < len(args):
+        # `flock FILE -c CMD`: the lock file first, then the command for a shell.
+        command = _command_value(args[i + 1].value or "", args, i + 2)
+    if command is not None:
+        return Unwrapped(code=command), len(args)
     i += wrapper.skip_operands
     assigned: list[str] = []
     while wrapper.assignments and i < len(args) and _ASSIGNMENT.match(args[i].value or ""):
@@ -228,27 +249,82 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
             alone=wrapper.alone, alone_reason=wrapper.alone_reason, assigned=tuple(assigned)
         )
         return alone, i
-    if wrapper.joins and not (program == "watch" and _watch_exec(args)):
+    # `sudo -s CMD`/`sudo -i CMD` hand the command to the user's shell as `-c` text.
+    joins = wrapper.joins or (program == "sudo" and shell_mode)
+    if joins and not (program == "watch" and _watch_exec(args)):
         return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned)), i
     return Unwrapped(args=rest, assigned=tuple(assigned)), i
 
 
-def _bundle_ends_in_value(token: str, wrapper: Wrapper) -> bool:
-    """`sudo -nu root`: a bundle whose last letter is an option taking a value."""
-    return (
-        len(token) > 2
-        and token[0] == "-"
-        and token[1] != "-"
-        and f"-{token[-1]}" in wrapper.value_options
-    )
+def _takes_next(token: str, wrapper: Wrapper) -> bool:
+    """Whether the option word `token` takes the next word as its value: a value option, a
+    bundle whose first value-taking letter ends it (`sudo -nu root`), or an abbreviation of a
+    long value option (`env --uns NAME`)."""
+    if token in wrapper.value_options:
+        return True
+    if token.startswith("--"):
+        return "=" not in token and any(
+            len(token) > 2 and o.startswith("--") and o.startswith(token)
+            for o in wrapper.value_options
+        )
+    for index, letter in enumerate(token[1:], start=2):
+        if f"-{letter}" in wrapper.value_options:
+            return index == len(token)
+    return False
 
 
-def _env_split(option: str, args: Sequence[Arg], after: int) -> str:
-    if option.startswith("--split-string="):
-        return option.split("=", 1)[1]
-    if option.startswith("-S") and len(option) > 2:
-        return option[2:]
-    return args[after].code if after < len(args) else ""
+def _bundle_has(token: str, letter: str) -> bool:
+    return len(token) > 1 and token[0] == "-" and token[1] != "-" and letter in token[1:]
+
+
+def _env_option(option: str, args: Sequence[Arg], after: int) -> tuple[str | None, int]:
+    """The string of env's -S (split into words and run), and how many of the following words
+    it took: `-S STR`, `-SSTR`, `-vS STR`, `-iSSTR`, `--split-string=STR`, `--sp STR` (getopt
+    accepts any unique prefix). None when `option` is not -S."""
+    following = args[after].code if after < len(args) else ""
+    if option.startswith("--"):
+        name, equals, value = option.partition("=")
+        if len(name) < 3 or not "--split-string".startswith(name):
+            return None, 0
+        return (value, 0) if equals else (following, 1)
+    for index, letter in enumerate(option[1:], start=2):
+        if letter == "S":
+            attached = option[index:]
+            return (attached, 0) if attached else (following, 1)
+        if letter in "uC":
+            return None, 0  # the rest of the word is that option's value
+    return None, 0
+
+
+def _sudo_shell(option: str) -> bool:
+    """`-s`, `-i`, `--shell`, `--login` (also in a bundle, before a value-taking letter)."""
+    if option.startswith("--"):
+        return option == "--login" or (len(option) > 3 and "--shell".startswith(option))
+    for letter in option[1:]:
+        if letter in "si":
+            return True
+        if f"-{letter}" in WRAPPERS["sudo"].value_options:
+            return False
+    return False
+
+
+def _command_value(option: str, args: Sequence[Arg], after: int) -> str | None:
+    """The command text of `-c CMD`, `-xc CMD`, `-cCMD`, `--command CMD`, `--command=CMD`
+    (flock runs it with `sh -c`), or None when `option` is not -c."""
+    following = args[after].code if after < len(args) else ""
+    if option.startswith("--"):
+        name, equals, value = option.partition("=")
+        if len(name) < 5 or not "--command".startswith(name):
+            return None
+        return value if equals else following
+    if not option.startswith("-"):
+        return None
+    for index, letter in enumerate(option[1:], start=2):
+        if letter == "c":
+            return option[index:] or following
+        if f"-{letter}" in WRAPPERS["flock"].value_options:
+            return None
+    return None
 
 
 def _quoted(args: Sequence[Arg]) -> list[str]:
