@@ -249,9 +249,9 @@ def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
             alone=wrapper.alone, alone_reason=wrapper.alone_reason, assigned=tuple(assigned)
         )
         return alone, i
-    # `sudo -s CMD`/`sudo -i CMD` hand the command to the user's shell as `-c` text.
-    joins = wrapper.joins or (program == "sudo" and shell_mode)
-    if joins and not (program == "watch" and _watch_exec(args)):
+    if program == "sudo" and shell_mode:
+        return Unwrapped(code=_sudo_shell_code(rest), assigned=tuple(assigned)), i
+    if wrapper.joins and not (program == "watch" and _watch_exec(args)):
         return Unwrapped(code=" ".join(a.code for a in rest), assigned=tuple(assigned)), i
     return Unwrapped(args=rest, assigned=tuple(assigned)), i
 
@@ -306,6 +306,19 @@ def _sudo_shell(option: str) -> bool:
         if f"-{letter}" in WRAPPERS["sudo"].value_options:
             return False
     return False
+
+
+def _sudo_shell_code(words: Sequence[Arg]) -> str:
+    """`sudo -s CMD …`/`sudo -i CMD …` run `$SHELL -c` on the words. sudo backslash-escapes
+    every character but letters, digits, `_`, `-` and `$` first, so words mostly stay words
+    (and `$NAME` expands); a port that joins them unescaped re-splits them. Both readings, one
+    per line, so the worse one counts."""
+    joined = " ".join(a.code for a in words)
+    kept = " ".join(
+        shlex.quote(a.value) if a.value is not None and "$" not in a.value else a.code
+        for a in words
+    )
+    return f"{joined}\n{kept}"
 
 
 def _command_value(option: str, args: Sequence[Arg], after: int) -> str | None:
