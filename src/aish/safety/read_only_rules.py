@@ -21,11 +21,11 @@ _UNCONDITIONAL = """
     lzcat od hexdump strings stat du df ls dir vdir realpath readlink basename dirname pwd cd
     pushd popd dirs echo printf true false : test [ seq yes expr sleep wait read id whoami
     groups who w users last uptime uname arch nproc lscpu lsblk lsusb lspci lsmod lsof netstat
-    free vmstat iostat mpstat pidstat ps pgrep pidof pstree top printenv locale tty getent
-    which whereis type whatis apropos help tldr locate md5sum sha1sum sha224sum sha256sum
+    free vmstat iostat mpstat ps pgrep pidof pstree top printenv locale tty getent
+    which whereis type whatis apropos help locate md5sum sha1sum sha224sum sha256sum
     sha384sum sha512sum b2sum cksum sum cmp diff diff3 jq shellcheck cal ncal factor numfmt
-    ping dig nslookup host traceroute tracepath mtr findmnt blkid lsattr getfacl namei
-    dpkg-query apt-cache objdump readelf size uuidgen base32 base64 basenc clear tput bc
+    ping dig nslookup host traceroute tracepath mtr findmnt lsattr getfacl namei
+    dpkg-query objdump readelf size uuidgen base32 base64 basenc clear tput bc
     let declare zipinfo
 """
 
@@ -63,6 +63,7 @@ _TAG_WRITES = _options(
     "-a --annotate -s --sign -u --local-user* -f --force -d --delete -m --message* -F --file* "
     "-e --edit --create-reflog"
 )
+_APT_CONFIG = _options("-o --option* -c --config-file*")
 _IP_BATCH = ("-b", "-batch", "-force")
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
@@ -76,7 +77,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(tuple(_UNCONDITIONAL.split())),
     # ---- readers with a writing or program-running option
     RO(("sort",), deny=("-o", "--output", "--compress-program*")),
-    RO(("tree",), deny=("-o",)),
+    # tree -R runs itself again with -o 00Tree.html in every directory.
+    RO(("tree",), deny=("-o", "-R")),
     RO(("file",), deny=("-C", "--compile")),
     # `+cmd` runs a pager command at start (`+!cmd` a shell, `+|` a pipe, `+v` an editor):
     # only a search or a motion is read-only. A lesskey file can set LESSOPEN.
@@ -94,7 +96,11 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("nm",), deny=("--plugin*",)),
     RO(("compgen",), deny=("-C", "-F", "-W")),
     RO(("lastlog",), deny=("-C", "--clear", "-S", "--set")),
-    RO(("ss",), deny=("-K", "--kill")),
+    RO(("ss",), deny=("-K", "--kill", "-D", "--diag*")),
+    # pidstat -e PROGRAM runs PROGRAM; blkid writes its cache file (-c FILE) as root.
+    RO(("pidstat",), deny=("-e",)),
+    RO(("blkid",), deny=("-c", "--cache-file*", "-g", "--garbage-collect")),
+    RO(("tldr",), deny=("-u", "--update*", "-c", "--clear-cache")),
     RO(("fd", "fdfind"), deny=("-x", "--exec*", "-X", "--exec-batch*")),
     RO(("uniq", "xxd"), max_operands=1),          # a second operand is the output file
     RO(("tee",), max_operands=0),
@@ -115,7 +121,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
     RO(("dmesg",), deny=_options("-c -C --clear --read-clear -D -E -n --console*")),
     RO(("journalctl",), deny=_options(
-        "--vacuum* --rotate --flush --relinquish-var --sync --setup-keys --update-catalog "
+        "--vacuum* --rotate --flush --relinquish-var --smart-relinquish-var --sync "
+        "--setup-keys --update-catalog "
         "--cursor-file*")),
     RO(("history",), deny=_options("-c -d -w -a -r -n -s -p"), max_operands=1),
     RO(("crontab",), require=("-l",)),
@@ -170,7 +177,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
     RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
     RO(("rsync",), require=("-n", "--dry-run"),
-       deny=_options("--log-file* --write-batch* -e --rsh* --rsync-path*")),
+       deny=_options("--log-file* --write-batch* --only-write-batch* -e --rsh* --rsync-path* "
+                     "-M --remote-option* --daemon")),
     # ---- services, containers, clusters: status and listings
     RO(("systemctl",), max_operands=0),
     RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),
@@ -200,10 +208,19 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # ---- package managers: queries
     RO(("dpkg",), require=_DPKG_QUERIES,
        deny=_options("-i --install --unpack --configure --set-selections -a")),
+    # rpm --pipe CMD runs CMD; --eval/--define macros run %(cmd) and %{lua:…}.
     RO(("rpm",), require=("-q", "--query"),
-       deny=_options("--setperms --setugids --restore --rebuilddb --initdb --import -U -F")),
-    RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",)),
-    RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",)),
+       deny=_options("--setperms --setugids --restore --rebuilddb --initdb --import -U -F "
+                     "--pipe* --eval* -E --define* -D --predefine* --macros* --load* "
+                     "--rcfile*")),
+    # An apt option can name a program to run (Acquire::http::Proxy-Auto-Detect) or where
+    # to write the package cache.
+    RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",), deny=_APT_CONFIG),
+    RO(("apt-cache",), sub=("search|show|showpkg|showsrc|policy|depends|rdepends|madison|"
+                            "pkgnames|stats|dump|dumpavail|unmet|dotty|xvcg|showauto",),
+       deny=_APT_CONFIG + _options("-p --pkg-cache* -s --src-cache*")),
+    RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",),
+       deny=("--log*",)),
     RO(("npm", "pnpm", "yarn"), sub=("ls|list|view|info|outdated|why|explain",)),
     RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
