@@ -92,6 +92,9 @@ CASES = [
     # wget and curl: what proves a fetch read-only
     ("wget --spider http://x", "safe", ""),
     ("wget --spider -o log http://x", "unknown", "-o"),
+    ("wget --spider -qo log http://x", "unknown", "-o"),
+    ("wget --spider --out log http://x", "unknown", "--output-file"),
+    ("wget -O - -qo log http://x", "unknown", "-o"),
     ("wget --spider -a log http://x", "unknown", "-a"),
     ("wget --spider --method=DELETE http://x", "unknown", "--method"),
     ("wget --spider --post-data=a http://x", "unknown", "--post"),

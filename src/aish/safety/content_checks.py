@@ -308,8 +308,8 @@ _WGET_VALUES = "eoaiBtOTwQPUlARDXIn"
 
 
 def check_wget(program: str, view: ArgView) -> Verdict | None:
-    """`wget -O FILE` writes over FILE; `-O -` prints the download (and `-O /dev/null` drops
-    it), which is read-only when nothing else writes."""
+    """`wget -O FILE` writes over FILE; `-O -` prints the download, `-O /dev/null` drops it
+    and `--spider` only checks that it exists: read-only when nothing else writes."""
     options, _ = _getopt(view.words, _WGET_VALUES, ("--output-document",))
     targets = [
         value
@@ -319,12 +319,22 @@ def check_wget(program: str, view: ArgView) -> Verdict | None:
     ]
     if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
         return _destructive("wget -O writes the download over a file")
-    if not targets:
+    names = [name for name, _, _ in options]
+    if not targets and not any(_spelled(name, "--spider") for name in names):
         return None
-    hit = next((spec for spec in WGET_WRITES if view.has(spec, abbreviated=True)), None)
+    hit = next((s for s in WGET_WRITES if any(_spelled(name, s) for name in names)), None)
     if hit is not None:
         return _unknown(f"wget {hit} writes files, sends data or runs commands")
     return Verdict("safe")
+
+
+def _spelled(name: str, spec: str) -> bool:
+    """Whether the option `name`, as `_getopt` reports it, is `spec` in manual spelling (a
+    trailing `*` matches any suffix; a long option also by a unique prefix)."""
+    if not spec.startswith("--"):
+        return name == spec
+    base = spec.removesuffix("*")
+    return (spec.endswith("*") and name.startswith(base)) or _abbreviates(name, base)
 
 
 # curl's short options that take a value.
