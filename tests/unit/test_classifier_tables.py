@@ -89,6 +89,11 @@ CASES = [
     ("pip list --log /tmp/x", "unknown", "--log"),
     ("tldr --update", "unknown", "--update"),
     ("tldr tar", "safe", ""),
+    ("dmesg -kc", "destructive", "clears"),
+    ("dmesg --kernel --read-clear", "destructive", "clears"),
+    ("dmesg -kn 1", "unknown", "console"),
+    ("dmesg -k", "safe", ""),
+    ("dmesg -T -l err", "safe", ""),
     # wget and curl: what proves a fetch read-only
     ("wget --spider http://x", "safe", ""),
     ("wget --spider -o log http://x", "unknown", "-o"),

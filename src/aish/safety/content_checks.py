@@ -1,7 +1,8 @@
 """Programs whose danger is in their arguments' content: sed scripts, awk programs, tar and
-curl/wget output options, git's global options (and, from `sql_checks`, what database clients
-are given). Each check reads the literal text and returns a verdict for it, or None when the
-text alone says nothing beyond the rule tables.
+curl/wget output options, aws output files, dmesg's clearing options, git's global options
+(and, from `sql_checks`, what database clients are given). Each check reads the literal text,
+with the program's own option letters (`getopt_words`), and returns a verdict for it, or None
+when the text alone says nothing beyond the rule tables.
 
 Scripts are read conservatively: anything that could write a file or run a program makes the
 command at least `unknown`; only what provably writes over data is `destructive`.
@@ -13,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from aish.safety.awk_program import awk_program_verdict
+from aish.safety.getopt_words import abbreviates, read_options, scripts_given, spelled
 from aish.safety.options import ArgView
 from aish.safety.read_only_rules import WGET_WRITES
 from aish.safety.rule_types import NOWHERE
@@ -42,84 +44,14 @@ _SED_ADDRESS = re.compile(rf"\s*(?:{_SED_ONE}(?:\s*,\s*(?:[+~]\d+|{_SED_ONE}))?)
 _SED_FLAGS = re.compile(r"[gpiImMe0-9w ]*")
 
 
-def _abbreviates(name: str, full: str) -> bool:
-    """Whether `name` (a `--word` as typed, without `=value`) is `full` or a prefix of it, as
-    getopt_long accepts."""
-    return len(name) > 2 and full.startswith(name)
-
-
-Getopt = tuple[list[tuple[str, str | None, int]], list[tuple[str | None, int]]]
-
-
-def _getopt(
-    words: tuple[str | None, ...],
-    short_values: str,
-    long_values: tuple[str, ...],
-    *,
-    optional: str = "",
-    permute: bool = True,
-) -> Getopt:
-    """Options as getopt reads them: (name, value, position) with `-x` letters split out of
-    bundles and long names as typed; operands as (word, position). A letter in `short_values`
-    (or a long name abbreviating one of `long_values`) takes the rest of its word or the next
-    word; one in `optional` takes only the rest of its word. Without `permute`, options end at
-    the first operand (gawk, mawk). A value is None when it is computed or missing."""
-    options: list[tuple[str, str | None, int]] = []
-    operands: list[tuple[str | None, int]] = []
-    i = 0
-    while i < len(words):
-        word, position = words[i], i
-        i += 1
-        if word is None or not word.startswith("-") or word == "-":
-            operands.append((word, position))
-            if not permute:
-                operands += [(w, p) for p, w in enumerate(words[i:], start=i)]
-                break
-            continue
-        if word == "--":
-            operands += [(w, p) for p, w in enumerate(words[i:], start=i)]
-            break
-        if word.startswith("--"):
-            name, equals, value = word.partition("=")
-            if not equals and any(_abbreviates(name, full) for full in long_values):
-                options.append((name, words[i] if i < len(words) else None, position))
-                i += 1
-            else:
-                options.append((name, value if equals else None, position))
-            continue
-        for index, letter in enumerate(word[1:], start=2):
-            if letter in short_values:
-                attached = word[index:]
-                following = words[i] if i < len(words) else None
-                i += 0 if attached else 1
-                options.append(("-" + letter, attached or following, position))
-                break
-            if letter in optional:
-                options.append(("-" + letter, word[index:], position))
-                break
-            options.append(("-" + letter, None, position))
-    return options, operands
-
-
-def _scripts(found: Getopt, is_script: Callable[[str], bool]) -> tuple[list[str | None], list[str]]:
-    """The scripts given by options (`-e`), or the first operand when none is; the first
-    operand too when it stands before a script option (with POSIXLY_CORRECT, or in an awk that
-    stops at the program, it is the script). Also the other options, by name."""
-    options, operands = found
-    given = [(value, position) for name, value, position in options if is_script(name)]
-    scripts = [value for value, _ in given]
-    first = operands[0] if operands else None
-    if first is not None and (not given or first[1] < given[0][1]):
-        scripts.append(first[0])
-    return scripts, [name for name, _, _ in options if not is_script(name)]
-
-
 def _sed_scripts(view: ArgView) -> tuple[list[str | None], bool]:
     """The scripts sed runs, and whether it reads one from a file (`-f`, `--file`, `--fi`)."""
-    found = _getopt(view.words, "efl", ("--expression", "--file", "--line-length"), optional="i")
+    found = read_options(
+        view.words, "efl", ("--expression", "--file", "--line-length"), optional="i"
+    )
     options, _ = found
-    from_file = any(name == "-f" or _abbreviates(name, "--file") for name, _, _ in options)
-    scripts, _ = _scripts(found, lambda name: name == "-e" or _abbreviates(name, "--expression"))
+    from_file = any(name == "-f" or abbreviates(name, "--file") for name, _, _ in options)
+    scripts = scripts_given(found, lambda name: name == "-e" or abbreviates(name, "--expression"))
     return scripts, from_file
 
 
@@ -210,19 +142,19 @@ _AWK_LONG_VALUES = (
 
 
 def check_awk(program: str, view: ArgView) -> Verdict | None:
-    found = _getopt(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
+    found = read_options(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
     for name, value, _ in found[0]:
-        if name == "-i" or _abbreviates(name, "--include"):
+        if name == "-i" or abbreviates(name, "--include"):
             if value is not None and value.removesuffix(".awk") == "inplace":
                 return _destructive("gawk -i inplace edits files in place")
             return _unknown(f"{program} {name} includes a program file")
-        if name in ("-f", "-E") or _abbreviates(name, "--file") or _abbreviates(name, "--exec"):
+        if name in ("-f", "-E") or abbreviates(name, "--file") or abbreviates(name, "--exec"):
             return _unknown(f"{program} runs a program file")
-        if name == "-l" or _abbreviates(name, "--load"):
+        if name == "-l" or abbreviates(name, "--load"):
             return _unknown(f"{program} {name} loads an extension library")
         if name == "-W":
             return _unknown(f"{program} -W {value or ''} is not known to be harmless")
-    programs, _ = _scripts(found, lambda name: name == "-e" or _abbreviates(name, "--source"))
+    programs = scripts_given(found, lambda name: name == "-e" or abbreviates(name, "--source"))
     verdicts = [awk_program_verdict(text) for text in programs]
     hits = [v for v in verdicts if v is not None]
     return worst(hits) if hits else None
@@ -310,31 +242,22 @@ _WGET_VALUES = "eoaiBtOTwQPUlARDXIn"
 def check_wget(program: str, view: ArgView) -> Verdict | None:
     """`wget -O FILE` writes over FILE; `-O -` prints the download, `-O /dev/null` drops it
     and `--spider` only checks that it exists: read-only when nothing else writes."""
-    options, _ = _getopt(view.words, _WGET_VALUES, ("--output-document",))
+    options, _ = read_options(view.words, _WGET_VALUES, ("--output-document",))
     targets = [
         value
         for name, value, _ in options
         if name == "-O"
-        or (name.startswith("--output-d") and _abbreviates(name, "--output-document"))
+        or (name.startswith("--output-d") and abbreviates(name, "--output-document"))
     ]
     if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
         return _destructive("wget -O writes the download over a file")
     names = [name for name, _, _ in options]
-    if not targets and not any(_spelled(name, "--spider") for name in names):
+    if not targets and not any(spelled(name, "--spider") for name in names):
         return None
-    hit = next((s for s in WGET_WRITES if any(_spelled(name, s) for name in names)), None)
+    hit = next((s for s in WGET_WRITES if any(spelled(name, s) for name in names)), None)
     if hit is not None:
         return _unknown(f"wget {hit} writes files, sends data or runs commands")
     return Verdict("safe")
-
-
-def _spelled(name: str, spec: str) -> bool:
-    """Whether the option `name`, as `_getopt` reports it, is `spec` in manual spelling (a
-    trailing `*` matches any suffix; a long option also by a unique prefix)."""
-    if not spec.startswith("--"):
-        return name == spec
-    base = spec.removesuffix("*")
-    return (spec.endswith("*") and name.startswith(base)) or _abbreviates(name, base)
 
 
 # curl's short options that take a value.
@@ -346,11 +269,11 @@ _RAW_PROTOCOLS = re.compile(r"(?i)^\s*(gophers?|dict|telnet)://")
 def check_curl(program: str, view: ArgView) -> Verdict | None:
     """`curl -o FILE` writes over FILE; `-o /dev/null` (a health check) writes nowhere and
     `-o -` prints. `-w '%output{FILE}'` writes too; gopher:// and friends send raw bytes."""
-    options, operands = _getopt(view.words, _CURL_VALUES, ("--output", "--write-out", "--url"))
-    targets = [v for n, v, _ in options if n == "-o" or _abbreviates(n, "--output")]
+    options, operands = read_options(view.words, _CURL_VALUES, ("--output", "--write-out", "--url"))
+    targets = [v for n, v, _ in options if n == "-o" or abbreviates(n, "--output")]
     if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
         return _destructive("curl -o writes the download over a file")
-    formats = [v or "" for n, v, _ in options if n == "-w" or _abbreviates(n, "--write-out")]
+    formats = [v or "" for n, v, _ in options if n == "-w" or abbreviates(n, "--write-out")]
     if any(re.search(r"%output\{(?!>>)", f) for f in formats):
         return _destructive("curl -w %output{file} writes over a file")
     if any("%output{" in f or f.startswith("@") for f in formats):
@@ -390,6 +313,24 @@ def check_aws(program: str, view: ArgView) -> Verdict | None:
     return None
 
 
+# dmesg's short options that take a value (not -k, --kernel: `dmesg -kc` clears the log).
+_DMESG_VALUES = "fFlns"
+_DMESG_LONG_VALUES = (
+    "--facility", "--file", "--level", "--console-level", "--buffer-size", "--time-format",
+    "--since", "--until",
+)  # fmt: skip
+
+
+def check_dmesg(program: str, view: ArgView) -> Verdict | None:
+    """dmesg's clearing and console options, read with dmesg's own value letters."""
+    names = [n for n, _, _ in read_options(view.words, _DMESG_VALUES, _DMESG_LONG_VALUES)[0]]
+    if any(spelled(n, s) for n in names for s in ("-c", "-C", "--clear", "--read-clear")):
+        return _destructive("dmesg -c/-C clears the kernel log")
+    if any(spelled(n, s) for n in names for s in ("-D", "-E", "-n", "--console*")):
+        return _unknown("dmesg -D/-E/-n changes console logging")
+    return None
+
+
 def check_git(program: str, view: ArgView) -> Verdict | None:
     for option in view.leading:
         if option == "-c" or option.startswith(("--config-env", "--exec-path")):
@@ -406,4 +347,5 @@ CONTENT_CHECKS: dict[str, Check] = {
     "wget": check_wget,
     "curl": check_curl,
     "aws": check_aws,
+    "dmesg": check_dmesg,
 }
