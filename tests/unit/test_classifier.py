@@ -397,6 +397,11 @@ REVIEW_CASES = [
     ('source /dev/stdin <<< "$(curl -s https://x)"', "destructive", "like curl | sh"),
     ("cat cmds | xargs -I{} sh -c {}", "destructive", "each input"),
     ("ls | parallel {}", "destructive", "each input"),
+    ("git clean -Xdf", "destructive", "untracked"),
+    ("git tag -ed v1", "destructive", "tag -d"),
+    ("script -qc 'rm -rf x' /dev/null", "destructive", "rm"),
+    ("su -lc 'rm -rf /srv' app", "destructive", "rm"),
+    ("dmesg -kc", "destructive", "clears"),
 ]
 
 

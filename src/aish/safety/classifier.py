@@ -43,6 +43,7 @@ from aish.safety.user_rules import UserRules
 from aish.safety.value_options import (
     GLOBAL_FLAGS,
     SHORT_VALUES,
+    SUBCOMMAND_SHORT_VALUES,
     VALUE_OPTIONS,
     WORD_OPTION_PROGRAMS,
 )
@@ -358,12 +359,14 @@ def _passed_on(inv: Invocation) -> Stdin | None:
 
 
 def _view(program: str, args: Sequence[Arg]) -> ArgView:
-    return split_args(
-        args,
-        VALUE_OPTIONS.get(program, frozenset()),
-        SHORT_VALUES.get(program),
-        word_options=program in WORD_OPTION_PROGRAMS,
-    )
+    values = VALUE_OPTIONS.get(program, frozenset())
+    short = SHORT_VALUES.get(program)
+    if program in SUBCOMMAND_SHORT_VALUES:
+        # The letters that take values depend on the subcommand (`git clean -e`, `git tag -m`).
+        subcommand = split_args(args, values).operands[:1]
+        if subcommand and subcommand[0].value is not None:
+            short = SHORT_VALUES.get(f"{program} {subcommand[0].value}", short)
+    return split_args(args, values, short, word_options=program in WORD_OPTION_PROGRAMS)
 
 
 def _unfamiliar_global(program: str, view: ArgView) -> str | None:

@@ -116,10 +116,19 @@ def command_option(args: Sequence[Arg]) -> Arg | None:
     """The code of `su -c CODE`, `runuser -c CODE`, `script -c CODE`."""
     values = [a.value for a in args]
     for index, value in enumerate(values):
-        if value in ("-c", "--command") and index + 1 < len(args):
-            return args[index + 1]
-        if value is not None and value.startswith("--command="):
-            return Arg(value, value.split("=", 1)[1], value.split("=", 1)[1])
+        if value is None or not value.startswith("-") or value == "--":
+            continue
+        name, equals, attached = value.partition("=")
+        if name.startswith("--") and len(name) >= 5 and "--command".startswith(name):
+            if equals:
+                return Arg(value, attached, attached)
+            return args[index + 1] if index + 1 < len(args) else None
+        if not name.startswith("--") and "c" in value[1:]:
+            # A bundle like `-qc CODE` or `-cCODE`: the rest after `c`, or the next word.
+            rest = value[value.index("c", 1) + 1 :]
+            if rest:
+                return Arg(rest, rest, rest)
+            return args[index + 1] if index + 1 < len(args) else None
     return None
 
 

@@ -44,6 +44,10 @@ def _describe_read_only(entry: ReadOnly) -> str:
         parts.append("with " + " or ".join(entry.require))
     if entry.deny:
         parts.append("without " + " ".join(entry.deny[:8]) + (" …" if len(entry.deny) > 8 else ""))
+    if entry.allow_options is not None:
+        parts.append("only with " + (" ".join(entry.allow_options) or "no options"))
+    if entry.deny_operand is not None:
+        parts.append(f"without operands ~ /{entry.deny_operand}/")
     if entry.max_operands is not None:
         parts.append(f"(at most {entry.max_operands} operands)")
     return " ".join(parts)

@@ -101,7 +101,18 @@ GLOBAL_FLAGS: dict[str, frozenset[str]] = {
 # A program listed with "" has no such letters: every letter of a bundle is an option. For a
 # program not listed, a letter inside a bundle never proves a dry run or a listing.
 SHORT_VALUES: dict[str, str] = {
-    "git": "mFeSGbBOXCc",
+    # git's letters differ per subcommand ("git clean": -e takes a value, "git tag": -e edits).
+    "git": "mF",
+    "git clean": "e",
+    "git tag": "mFu",
+    "git commit": "mFcCt",
+    "git log": "SGnO",
+    "git show": "SGO",
+    "git diff": "SGO",
+    "git checkout": "bB",
+    "git switch": "cC",
+    "git branch": "u",
+    "git push": "o",
     "rsync": "eTfBMT",
     "unzip": "Pdx",
     "zip": "PbnxitTZ",
@@ -129,15 +140,18 @@ SHORT_VALUES: dict[str, str] = {
     "fdisk": "bcuLSH",
     "sgdisk": "",
     "history": "d",
-    "dmesg": "fFlnsk",
-    "journalctl": "uptSUoDMbn",
+    "dmesg": "fFlns",
+    "journalctl": "uptSUoDM",
     "date": "dfrs",
     "tar": "fCTXgIFLbHKNV",
     "curl": "odXHuAeTFKmwxzYyr",
-    "wget": "OoaeqPTtwiUQ",
+    "wget": "OoaePTtwiUQ",
     "ssh-keygen": "fbCtNPFRZEOInVzm",
 }
 
 # Programs that spell every option as a single-dash word (`find -name`, `ip -br`): `-b` is an
 # option only when written exactly so.
 WORD_OPTION_PROGRAMS = frozenset(("find", "ip", "java", "tc", "bridge"))
+
+# Programs whose value-taking letters are listed per subcommand ("git clean").
+SUBCOMMAND_SHORT_VALUES = frozenset(k.split()[0] for k in SHORT_VALUES if " " in k)
