@@ -15,6 +15,8 @@ _NOT_AFTER = frozenset(" \t\r\n=(")
 
 def history_expansion(line: str) -> str | None:
     """The first `!…` that bash would expand in `line`, or None."""
+    if "!" not in line:
+        return None
     quote = ""
     i = 0
     while i < len(line):
