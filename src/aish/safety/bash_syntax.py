@@ -32,6 +32,7 @@ __all__ = [
     "Lead",
     "SimpleCommand",
     "Word",
+    "misplaced_reserved_word",
     "node_text",
     "parse_bash",
     "parsed_tree",
@@ -171,17 +172,19 @@ def parse_bash(text: str) -> BashLine:
 
 
 @contextmanager
-def parsed_tree(text: str) -> Iterator[tuple[Node, str | None]]:
+def parsed_tree(text: str, *, reserved_words: bool = True) -> Iterator[tuple[Node, str | None]]:
     """The syntax tree of `text` and its first syntax error (None when it parses cleanly).
 
     Inside the block, `node_text` and `word_value` read nodes of this tree. The tree is the
     same one `parse_bash` describes, so both agree on what is a command and what is an error.
+    Without `reserved_words`, a reserved word in command position (`then`, `done`) is left for
+    the caller to report (`misplaced_reserved_word`), saving a walk of the whole tree.
     """
     data = text.encode("utf-8", "surrogatepass")
     token = _SOURCE.set(data)
     try:
         root = _parse(data)
-        yield root, _syntax_error(root)
+        yield root, _syntax_error(root, reserved_words=reserved_words)
     finally:
         _SOURCE.reset(token)
 
@@ -221,13 +224,22 @@ def _parse(data: bytes) -> Node:
         return _parser().parse(safe).root_node
 
 
-def _syntax_error(root: Node) -> str | None:
+def misplaced_reserved_word(name: str) -> str | None:
+    """The syntax error of a reserved word bash rejects as a command name (`done`, `then`)."""
+    if name in _MISPLACED_RESERVED:
+        return f"syntax error near unexpected token `{name}`"
+    return None
+
+
+def _syntax_error(root: Node, *, reserved_words: bool = True) -> str | None:
     if root.has_error:
         bad = _first(root, lambda n: (n.is_error or n.is_missing) and not _nameless_command(n))
         if bad is not None and bad.is_missing:
             return f"syntax error: missing `{bad.type}`"
         if bad is not None:
             return f"syntax error near `{_snippet(_text(bad))}`"
+    if not reserved_words:
+        return None
     for node in _walk(root):
         if node.type != "command" or not node.child_count:
             continue

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from aish.safety.bash_syntax import (
+    misplaced_reserved_word,
     node_text,
     parsed_tree,
     unescape_double_quoted,
@@ -114,7 +115,7 @@ class Walk:
 
 def walk_bash(text: str) -> Walk:
     """Parse `text` and collect what it would run. Never raises."""
-    with parsed_tree(text) as (root, error):
+    with parsed_tree(text, reserved_words=False) as (root, error):
         invocations: list[Invocation] = []
         redirects: list[Redirect] = []
         assigned: list[str] = []
@@ -132,6 +133,8 @@ def walk_bash(text: str) -> Walk:
                 invocation = _invocation(node)
                 if invocation is not None:
                     invocations.append(invocation)
+                    if error is None and invocation.assignments == ():
+                        error = misplaced_reserved_word(invocation.name.text)
                 else:
                     assigned.extend(_assigned_names(node))
             elif kind == "variable_assignments" or (  # `A=1 B=2` with no command
