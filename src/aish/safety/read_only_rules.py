@@ -19,11 +19,11 @@ _UNCONDITIONAL = """
     cat head tail tac rev wc cut paste join comm nl fold fmt pr column col colrm expand unexpand
     tr grep egrep fgrep zgrep zegrep zfgrep rgrep more zmore zcat bzcat xzcat zstdcat
     lzcat od hexdump strings stat du df ls dir vdir realpath readlink basename dirname pwd cd
-    pushd popd dirs echo printf true false : test [ seq yes expr sleep wait read id whoami
+    pushd popd echo printf true false : test [ seq yes expr sleep wait read id whoami
     groups who w users last uptime uname arch nproc lscpu lsblk lsusb lspci lsmod lsof netstat
     free vmstat iostat mpstat ps pgrep pidof pstree top printenv locale tty getent
     which whereis type whatis apropos help locate md5sum sha1sum sha224sum sha256sum
-    sha384sum sha512sum b2sum cksum sum cmp diff diff3 jq shellcheck cal ncal factor numfmt
+    sha384sum sha512sum b2sum cksum sum cmp diff jq shellcheck cal ncal factor numfmt
     ping dig nslookup host traceroute tracepath mtr findmnt lsattr getfacl namei
     dpkg-query objdump readelf size uuidgen base32 base64 basenc clear tput bc
     let declare zipinfo
@@ -64,7 +64,9 @@ _TAG_WRITES = _options(
     "-e --edit --create-reflog"
 )
 _APT_CONFIG = _options("-o --option* -c --config-file*")
-_IP_BATCH = ("-b", "-batch", "-force")
+# ip accepts any prefix of its word options: `-ba` is -batch.
+_IP_BATCH = ("-b", "-ba*", "-fo*")
+_KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--log-dir*")
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
 _TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
@@ -89,7 +91,10 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # Pagers and browsers they start are programs of the user's choosing.
     RO(("man",), deny=_options(
         "-P --pager* -H --html* -B -T --troff* -Z --ditroff -t -C --config-file*")),
-    RO(("bat", "batcat", "ag"), deny=("--pager*", "--paging*")),
+    RO(("bat", "batcat", "ag"), deny=("--pager*", "--paging*", "--generate-config-file"),
+       deny_operand=r"^cache$"),
+    RO(("diff3",), deny=("--diff-program*",)),
+    RO(("dirs",), deny=("-c",)),
     # ack's --output is a Perl expression in older versions; an ackrc can set a pager.
     RO(("ack",), deny=("--pager*", "--output*", "--ackrc*")),
     # A plugin is a shared library loaded into nm.
@@ -112,9 +117,12 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("awk", "gawk", "mawk", "nawk"), deny=_options(
         "-f --file* -i --include* -l --load* -W -E --exec* -o --pretty-print* -p --profile* "
         "-d --dump-variables* -D --debug*")),
-    RO(("pg_dump", "mysqldump"), deny=("-f", "--file*", "-r", "--result-file*")),
+    RO(("pg_dump", "mysqldump"),
+       deny=_options("-f --file* -r --result-file* --delete-master-logs --flush-logs -F "
+                     "--dump-slave* --dump-replica* --tab* -T --flush-privileges")),
     # ---- system state: reading it, never setting it
-    RO(("date",), deny=("-s", "--set*")),
+    # An operand that is not a +FORMAT (`date 010100002020`) sets the clock.
+    RO(("date",), deny=("-s", "--set*"), deny_operand=r"^[^+]"),
     RO(("hostname",), max_operands=0, deny=("-F", "--file*", "-b", "--boot")),
     RO(("timedatectl", "hostnamectl", "loginctl"), max_operands=0),
     RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
@@ -142,17 +150,23 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("trap",), allow_options=("-l", "-p"), max_operands=0),
     RO(("env",), max_operands=0, deny=("-i", "-u", "-S", "-C", "--chdir*", "--unset*")),
     RO(("command",), require=("-v", "-V")),
-    RO(("fdisk", "sfdisk", "parted"), require=("-l", "--list")),
+    RO(("fdisk", "parted"), require=("-l", "--list")),
+    # sfdisk keeps the last action it is given: only listing actions may appear at all.
+    RO(("sfdisk",), require=("-l", "--list"),
+       allow_options=_options("-l --list -d --dump -J --json -s --show-size -V --verify -F "
+                              "--list-free -q --quiet")),
     RO(("ip",), sub=("*", "show|list|ls|get"), deny=_IP_BATCH),
     RO(("ip",), max_operands=1, deny=_IP_BATCH),
     RO(("ifconfig", "iwconfig"), max_operands=1),
-    RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules")),
+    RO(("iptables", "ip6tables"), require=("-L", "--list", "-S", "--list-rules"),
+       deny=("--modprobe*",)),
     RO(("sudo",), require=("-l", "--list", "-V", "--version")),
     RO(("apt-file",), sub=("search|find|list|show",)),
     # ---- compressors only when they write to stdout, list or test
-    RO(_COMPRESSORS, require=_TO_STDOUT, deny=("-o", "--output*", "--rm", "--output-dir*")),
+    RO(_COMPRESSORS, require=_TO_STDOUT,
+       deny=("-o", "--output*", "--rm", "--output-dir*", "--trace*")),
     RO(("lz4",), require=("-c", "--stdout", "-t", "--test", "--list"), deny=("-o", "--rm")),
-    RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z")),
+    RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z"), deny=("-T",)),
     RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
     RO(("curl",), deny=_CURL_WRITES),
@@ -192,14 +206,14 @@ READ_ONLY_RULES: tuple[RO, ...] = (
        deny=("-o", "--output*")),
     RO(("kubectl", "oc"),
        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
-       deny=("--output-directory*",)),
-    RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context")),
-    RO(("kubectl", "oc"), sub=("auth", "can-i|whoami")),
+       deny=_KUBE_WRITES),
+    RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context"), deny=_KUBE_WRITES),
+    RO(("kubectl", "oc"), sub=("auth", "can-i|whoami"), deny=_KUBE_WRITES),
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
-       deny=("--output-dir*", "--post-renderer*")),
+       deny=("--output-dir*", "--post-renderer*", "--dependency-update")),
     RO(("terraform", "tofu"), sub=("show|validate|output|version",)),
     RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
-    RO(("terraform", "tofu"), sub=("plan",), deny=("-out*",)),
+    RO(("terraform", "tofu"), sub=("plan",), deny=("-out*", "-generate-config-out*")),
     RO(("terraform", "tofu"), sub=("state", "list|show")),
     # AWS readers by the API's own naming; content_checks reads get-* for an output file.
     RO(("aws",), sub=("s3", "ls")),
@@ -212,16 +226,20 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("rpm",), require=("-q", "--query"),
        deny=_options("--setperms --setugids --restore --rebuilddb --initdb --import -U -F "
                      "--pipe* --eval* -E --define* -D --predefine* --macros* --load* "
-                     "--rcfile*")),
+                     "--rcfile* --specfile")),
     # An apt option can name a program to run (Acquire::http::Proxy-Auto-Detect) or where
     # to write the package cache.
-    RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",), deny=_APT_CONFIG),
+    RO(("apt",), sub=("list|show|search|policy|depends|rdepends|changelog",),
+       deny=(*_APT_CONFIG, "-d", "--download-only")),
     RO(("apt-cache",), sub=("search|show|showpkg|showsrc|policy|depends|rdepends|madison|"
                             "pkgnames|stats|dump|dumpavail|unmet|dotty|xvcg|showauto",),
        deny=_APT_CONFIG + _options("-p --pkg-cache* -s --src-cache*")),
     RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",),
-       deny=("--log*",)),
-    RO(("npm", "pnpm", "yarn"), sub=("ls|list|view|info|outdated|why|explain",)),
+       deny=("--log*", "--python*")),
+    # Only built-in commands: yarn 1 and pnpm run a package.json script of any other name.
+    RO(("npm",), sub=("ls|list|view|info|outdated|why|explain",)),
+    RO(("yarn",), sub=("list|info|why|outdated",)),
+    RO(("pnpm",), sub=("ls|list|outdated|why",)),
     RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
     # ---- shells that only check syntax

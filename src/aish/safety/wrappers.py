@@ -168,14 +168,16 @@ class Unwrapped:
 
 def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
     unwrapped, own = _unwrap(program, args)
-    concerns = _concerns(program, args[:own])
+    concerns = _concerns(program, args[:own], args)
     return replace(unwrapped, concerns=concerns) if concerns else unwrapped
 
 
 _LOCAL_COMMANDS = re.compile(r"(?i)(proxycommand|localcommand|knownhostscommand|proxyjump)")
 
 
-def _concerns(program: str, args: Sequence[Arg]) -> tuple[str, ...]:
+def _concerns(program: str, args: Sequence[Arg], every: Sequence[Arg]) -> tuple[str, ...]:
+    """Why the wrapper is never read-only: its own words (`args`), and for parallel, whose
+    replacement strings run Perl anywhere on the line, all of them (`every`)."""
     wrapper = WRAPPERS[program]
     found = [wrapper.concern] if wrapper.concern else []
     values = {a.value for a in args if a.value is not None}
@@ -186,9 +188,56 @@ def _concerns(program: str, args: Sequence[Arg]) -> tuple[str, ...]:
     ]
     if program == "ssh" and any(_LOCAL_COMMANDS.search(v) for v in values):
         found.append("ssh -o ProxyCommand/LocalCommand runs a local command")
-    if program == "ssh" and "-F" in values:
-        found.append("ssh -F reads a config that can run local commands")
+    if program == "ssh":
+        found += _ssh_concerns(args)
+    if program == "parallel":
+        found += _parallel_concerns(every)
     return tuple(found)
+
+
+# ssh options that only choose how to connect; anything else may write a log (-E), load a
+# library (-I), leave a tunnel or master process behind (-f -L -R -D -M -S -w) or append to
+# an arbitrary known-hosts file (-o UserKnownHostsFile).
+_SSH_PLAIN_LETTERS = frozenset("46AaCgKkNnqsTtVvXxYy")
+_SSH_PLAIN_VALUES = frozenset("pliJbcmBeQ")
+_SSH_PLAIN_CONFIG = _opts(
+    "port user connecttimeout batchmode loglevel serveraliveinterval serveralivecountmax "
+    "stricthostkeychecking identityfile identitiesonly compression hostname "
+    "passwordauthentication pubkeyauthentication preferredauthentications"
+)
+
+
+def _ssh_concerns(own: Sequence[Arg]) -> list[str]:
+    words = [a.value for a in own]
+    for index, word in enumerate(words):
+        if word is None or not word.startswith("-") or word == "--":
+            continue
+        for position, letter in enumerate(word[1:], start=1):
+            if letter in _SSH_PLAIN_VALUES:
+                break  # the rest of the word (or the next word) is its value
+            if letter == "o":
+                setting = word[position + 1 :] or (
+                    words[index + 1] if index + 1 < len(words) else ""
+                )
+                key = (setting or "").split("=", 1)[0].split()[0].lower() if setting else ""
+                if key not in _SSH_PLAIN_CONFIG:
+                    return [f"ssh -o {key or '…'} is more than a connection setting"]
+                break
+            if letter not in _SSH_PLAIN_LETTERS:
+                return [f"ssh -{letter} can write files, load code or leave processes behind"]
+    return []
+
+
+_PARALLEL_RISKY = ("--res", "--files", "-S", "--sshlogin", "--slf", "--ssh", "--transfer",
+                   "--return", "--cleanup", "--basefile", "--bf", "--tmux", "--rpl")  # fmt: skip
+
+
+def _parallel_concerns(args: Sequence[Arg]) -> list[str]:
+    texts = [a.value if a.value is not None else a.text for a in args]
+    if any("{=" in t for t in texts):
+        return ["parallel {= … =} runs Perl code"]
+    risky = [t for t in texts if t.startswith(_PARALLEL_RISKY)]
+    return [f"parallel {risky[0]} writes files or runs elsewhere"] if risky else []
 
 
 def _unwrap(program: str, args: Sequence[Arg]) -> tuple[Unwrapped, int]:
