@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from aish.safety.reasons import destructive, unknown
 from aish.safety.verdict import Verdict
 
 # String literals that name no file of the user's: output there writes nothing.
@@ -29,25 +30,25 @@ _REGEX, _DIVIDE, _UNSURE = 0, 1, 2
 def awk_program_verdict(text: str | None) -> Verdict | None:
     """Why the awk program `text` could write a file or run a command, or None."""
     if text is None:
-        return _unknown("awk program is computed at run time")
+        return unknown("awk program is computed at run time")
     code = awk_code(text)
     if code is None:
-        return _unknown("awk program cannot be read reliably (a / awks read differently)")
+        return unknown("awk program cannot be read reliably (a / awks read differently)")
     if "@" in code:
-        return _unknown("gawk @include/@load or an indirect call can run anything")
+        return unknown("gawk @include/@load or an indirect call can run anything")
     if re.search(r"\bsystem\s*\(", code):
-        return _unknown("awk system() runs commands")
+        return unknown("awk system() runs commands")
     if "|" in code.replace("||", ""):
-        return _unknown("awk pipes to or from a command")
+        return unknown("awk pipes to or from a command")
     for match in _PRINT.finditer(code):
         statement = _without_parentheses(match.group(1))
         for harmless in HARMLESS_TARGETS:
             statement = statement.replace(f">> {harmless}", "").replace(f">{harmless}", "")
             statement = statement.replace(f"> {harmless}", "").replace(f">>{harmless}", "")
         if ">>" in statement:
-            return _unknown("awk print >> appends to a file")
+            return unknown("awk print >> appends to a file")
         if ">" in statement:
-            return _destructive("awk print > writes over a file")
+            return destructive("awk print > writes over a file")
     return None
 
 
@@ -192,11 +193,3 @@ def _without_parentheses(text: str) -> str:
         else:
             out.append(c)
     return "".join(out)
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
-
-
-def _destructive(reason: str) -> Verdict:
-    return Verdict("destructive", (reason,))

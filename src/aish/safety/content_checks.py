@@ -17,6 +17,7 @@ from aish.safety.awk_program import awk_program_verdict
 from aish.safety.getopt_words import abbreviates, read_options, scripts_given, spelled
 from aish.safety.options import ArgView
 from aish.safety.read_only_rules import WGET_WRITES
+from aish.safety.reasons import destructive, unknown
 from aish.safety.rule_types import NOWHERE
 from aish.safety.sql_checks import SQL_CHECKS
 from aish.safety.verdict import Verdict, worst
@@ -26,14 +27,6 @@ Check = Callable[[str, ArgView], Verdict | None]
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
-
-
-def _destructive(reason: str) -> Verdict:
-    return Verdict("destructive", (reason,))
 
 
 # ---- sed ----------------------------------------------------------------------------------
@@ -122,13 +115,13 @@ def _after_delimited(script: str, start: int, parts: int) -> int | None:
 def check_sed(program: str, view: ArgView) -> Verdict | None:
     scripts, from_file = _sed_scripts(view)
     if from_file:
-        return _unknown("sed runs a script file")
+        return unknown("sed runs a script file")
     for script in scripts:
         if script is None:
-            return _unknown("sed script is computed at run time")
+            return unknown("sed script is computed at run time")
         reason = sed_writes(script)
         if reason:
-            return _unknown(reason)
+            return unknown(reason)
     return None
 
 
@@ -146,14 +139,14 @@ def check_awk(program: str, view: ArgView) -> Verdict | None:
     for name, value, _ in found[0]:
         if name == "-i" or abbreviates(name, "--include"):
             if value is not None and value.removesuffix(".awk") == "inplace":
-                return _destructive("gawk -i inplace edits files in place")
-            return _unknown(f"{program} {name} includes a program file")
+                return destructive("gawk -i inplace edits files in place")
+            return unknown(f"{program} {name} includes a program file")
         if name in ("-f", "-E") or abbreviates(name, "--file") or abbreviates(name, "--exec"):
-            return _unknown(f"{program} runs a program file")
+            return unknown(f"{program} runs a program file")
         if name == "-l" or abbreviates(name, "--load"):
-            return _unknown(f"{program} {name} loads an extension library")
+            return unknown(f"{program} {name} loads an extension library")
         if name == "-W":
-            return _unknown(f"{program} -W {value or ''} is not known to be harmless")
+            return unknown(f"{program} -W {value or ''} is not known to be harmless")
     programs = scripts_given(found, lambda name: name == "-e" or abbreviates(name, "--source"))
     verdicts = [awk_program_verdict(text) for text in programs]
     hits = [v for v in verdicts if v is not None]
@@ -227,12 +220,12 @@ def check_tar(program: str, view: ArgView) -> Verdict | None:
     reading = mode == "t" or (mode == "x" and to_stdout) or (mode == "c" and archive == "-")
     unfamiliar = _tar_unfamiliar_option(view)
     if reading and unfamiliar is not None:
-        return _unknown(f"tar {unfamiliar} is not known to be harmless")
+        return unknown(f"tar {unfamiliar} is not known to be harmless")
     if reading:
         return Verdict("safe")
     if mode == "c":
-        return _unknown("tar creates an archive file")
-    return _unknown("tar extracts or changes files")
+        return unknown("tar creates an archive file")
+    return unknown("tar extracts or changes files")
 
 
 # wget's short options that take a value (`-nv` is -n with the value v).
@@ -250,13 +243,13 @@ def check_wget(program: str, view: ArgView) -> Verdict | None:
         or (name.startswith("--output-d") and abbreviates(name, "--output-document"))
     ]
     if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
-        return _destructive("wget -O writes the download over a file")
+        return destructive("wget -O writes the download over a file")
     names = [name for name, _, _ in options]
     if not targets and not any(spelled(name, "--spider") for name in names):
         return None
     hit = next((s for s in WGET_WRITES if any(spelled(name, s) for name in names)), None)
     if hit is not None:
-        return _unknown(f"wget {hit} writes files, sends data or runs commands")
+        return unknown(f"wget {hit} writes files, sends data or runs commands")
     return Verdict("safe")
 
 
@@ -272,15 +265,15 @@ def check_curl(program: str, view: ArgView) -> Verdict | None:
     options, operands = read_options(view.words, _CURL_VALUES, ("--output", "--write-out", "--url"))
     targets = [v for n, v, _ in options if n == "-o" or abbreviates(n, "--output")]
     if any(t is None or (t != "-" and t not in NOWHERE) for t in targets):
-        return _destructive("curl -o writes the download over a file")
+        return destructive("curl -o writes the download over a file")
     formats = [v or "" for n, v, _ in options if n == "-w" or abbreviates(n, "--write-out")]
     if any(re.search(r"%output\{(?!>>)", f) for f in formats):
-        return _destructive("curl -w %output{file} writes over a file")
+        return destructive("curl -w %output{file} writes over a file")
     if any("%output{" in f or f.startswith("@") for f in formats):
-        return _unknown("curl -w can write to a file (%output{}, or a format read from a file)")
+        return unknown("curl -w can write to a file (%output{}, or a format read from a file)")
     urls = [w for w, _ in operands] + [v for n, v, _ in options if n == "--url"]
     if any(u is not None and _RAW_PROTOCOLS.match(u) for u in urls):
-        return _unknown("curl sends raw commands to a server (gopher://, dict://, telnet://)")
+        return unknown("curl sends raw commands to a server (gopher://, dict://, telnet://)")
     return None
 
 
@@ -307,7 +300,7 @@ def check_aws(program: str, view: ArgView) -> Verdict | None:
             takes_value = "=" not in word and word not in _AWS_FLAGS
             takes_value = takes_value and not word.startswith(("--no-", "--with-"))
         elif not takes_value:
-            return _unknown(f"aws {operands[1]} may write its result to a file: {word or '…'}")
+            return unknown(f"aws {operands[1]} may write its result to a file: {word or '…'}")
         else:
             takes_value = False
     return None
@@ -325,16 +318,16 @@ def check_dmesg(program: str, view: ArgView) -> Verdict | None:
     """dmesg's clearing and console options, read with dmesg's own value letters."""
     names = [n for n, _, _ in read_options(view.words, _DMESG_VALUES, _DMESG_LONG_VALUES)[0]]
     if any(spelled(n, s) for n in names for s in ("-c", "-C", "--clear", "--read-clear")):
-        return _destructive("dmesg -c/-C clears the kernel log")
+        return destructive("dmesg -c/-C clears the kernel log")
     if any(spelled(n, s) for n in names for s in ("-D", "-E", "-n", "--console*")):
-        return _unknown("dmesg -D/-E/-n changes console logging")
+        return unknown("dmesg -D/-E/-n changes console logging")
     return None
 
 
 def check_git(program: str, view: ArgView) -> Verdict | None:
     for option in view.leading:
         if option == "-c" or option.startswith(("--config-env", "--exec-path")):
-            return _unknown("git -c/--config-env can make git run other programs")
+            return unknown("git -c/--config-env can make git run other programs")
     return None
 
 

@@ -15,11 +15,11 @@ def via(reason: str, path: Via) -> str:
     return f"{reason} (via {' → '.join(path)})" if path else reason
 
 
-def destructive(reason: str, path: Via) -> Verdict:
+def destructive(reason: str, path: Via = ()) -> Verdict:
     return Verdict("destructive", (via(reason, path),))
 
 
-def unknown(reason: str, path: Via) -> Verdict:
+def unknown(reason: str, path: Via = ()) -> Verdict:
     return Verdict("unknown", (via(reason, path),))
 
 

@@ -15,17 +15,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from aish.safety.options import ArgView
+from aish.safety.reasons import destructive, unknown
 from aish.safety.sql_scripts import sql_verdict
 from aish.safety.verdict import SAFE, Verdict, worst
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
-
-
-def _destructive(reason: str) -> Verdict:
-    return Verdict("destructive", (reason,))
-
 
 # What an option does: harmless (`flag`, `value`, `optional`: its value only attached), or
 # `sql` (a script to judge), `file` (a script file), `output` (psql -o: a file or `|program`),
@@ -290,23 +282,23 @@ _HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "-"))
 
 def _option_verdict(program: str, effect: Effect, shown: str, value: str | None) -> Verdict:
     if effect.startswith("unsafe:"):
-        return _unknown(f"{program} {shown} {effect[len('unsafe:') :]}")
+        return unknown(f"{program} {shown} {effect[len('unsafe:') :]}")
     if value is None and effect in ("file", "output", "append", "var", "program"):
-        return _unknown(f"{program} {shown} takes a value computed at run time")
+        return unknown(f"{program} {shown} takes a value computed at run time")
     value = value or ""
     if effect == "file":
-        return _unknown(f"{program} {shown} runs the commands in {value or 'a file'}")
+        return unknown(f"{program} {shown} runs the commands in {value or 'a file'}")
     if effect == "append":
-        return _unknown(f"{program} {shown} appends to {value or 'a file'}")
+        return unknown(f"{program} {shown} appends to {value or 'a file'}")
     if effect == "program":
-        return _unknown(f"{program} {shown} pipes the output through a program")
+        return unknown(f"{program} {shown} pipes the output through a program")
     if effect == "var" and "`" in value:
-        return _unknown(f"{program} {shown} sets a variable with a backquoted command")
+        return unknown(f"{program} {shown} sets a variable with a backquoted command")
     if effect == "output":
         if value.startswith("|"):
-            return _unknown(f"{program} {shown} pipes query output to a program: {value[1:]}")
+            return unknown(f"{program} {shown} pipes query output to a program: {value[1:]}")
         if value not in _HARMLESS_TARGETS:
-            return _destructive(f"{program} {shown} writes query output over {value}")
+            return destructive(f"{program} {shown} writes query output over {value}")
     return SAFE
 
 
@@ -314,9 +306,9 @@ def check_sql_client(program: str, view: ArgView) -> Verdict | None:
     """psql, mysql, sqlite3, duckdb, clickhouse-client, cqlsh: options, then the scripts."""
     client = _CLIENTS.get(program)
     if client is None:
-        return _unknown(f"{program} opens a database session")
+        return unknown(f"{program} opens a database session")
     parsed = _parse(program, client, view.words)
-    parts = [_unknown(p) for p in parsed.problems]
+    parts = [unknown(p) for p in parsed.problems]
     scripts: list[str | None] = []
     sources = 0  # scripts and script files
     listing = False
@@ -332,9 +324,9 @@ def check_sql_client(program: str, view: ArgView) -> Verdict | None:
         scripts += parsed.operands[1:]  # after the database file
     for script in scripts:
         if script is None:
-            parts.append(_unknown("SQL computed at run time"))
+            parts.append(unknown("SQL computed at run time"))
         else:
             parts.append(sql_verdict(script, program))
     if not scripts and not sources and not listing:
-        parts.append(_unknown(f"{program} opens a database session"))
+        parts.append(unknown(f"{program} opens a database session"))
     return worst(parts)

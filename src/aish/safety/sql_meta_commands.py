@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import re
 
+from aish.safety.reasons import unknown
 from aish.safety.sql_lexer import MYSQL_BARE, CommandKind
 from aish.safety.verdict import SAFE, Verdict
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
 
 
 _MYSQL_COMMANDS = {
@@ -83,7 +80,7 @@ _DOT_COMMANDS = {
 def command_verdict(kind: CommandKind, text: str) -> Verdict:
     """A client command's verdict: psql or mysql `\\x`, sqlite `.x`."""
     if kind == "unclear":
-        return _unknown(text)
+        return unknown(text)
     if kind == "mysql":
         return _mysql_command(text)
     match = re.match(r"([\\.])(\S*)\s*(.*)", text, re.S)
@@ -91,13 +88,13 @@ def command_verdict(kind: CommandKind, text: str) -> Verdict:
     if kind == "dot":
         if name in _DOT_READERS:
             return SAFE
-        return _unknown(f"sqlite .{name} {_DOT_COMMANDS.get(name, 'is not known to be read-only')}")
+        return unknown(f"sqlite .{name} {_DOT_COMMANDS.get(name, 'is not known to be read-only')}")
     return _psql_command(name, args)
 
 
 def _psql_command(name: str, args: str) -> Verdict:
     if "`" in args or "`" in name:
-        return _unknown(f"psql \\{name} runs a shell command in backquotes")
+        return unknown(f"psql \\{name} runs a shell command in backquotes")
     if _PSQL_DESCRIBE.fullmatch(name) or name == "echo":
         return SAFE
     if name in _PSQL_BARE and not args:
@@ -105,11 +102,11 @@ def _psql_command(name: str, args: str) -> Verdict:
     if name in _PSQL_CHOICES and (not args or args.lower() in _PSQL_CHOICES[name]):
         return SAFE
     if name.startswith("!"):
-        return _unknown(f"psql \\{name} runs a shell command")
+        return unknown(f"psql \\{name} runs a shell command")
     if name.startswith("g") and args:
-        return _unknown(f"psql \\{name} {args} sends the result to a file or a program")
+        return unknown(f"psql \\{name} {args} sends the result to a file or a program")
     what = _PSQL_COMMANDS.get(name, "is not known to be read-only")
-    return _unknown(f"psql \\{name} {what}")
+    return unknown(f"psql \\{name} {what}")
 
 
 def _mysql_command(text: str) -> Verdict:
@@ -119,4 +116,4 @@ def _mysql_command(text: str) -> Verdict:
     if letter == "u":
         return SAFE  # \u db: use a database
     what = _MYSQL_COMMANDS.get(letter, "is not known to be read-only")
-    return _unknown(f"mysql \\{letter} {what}")
+    return unknown(f"mysql \\{letter} {what}")

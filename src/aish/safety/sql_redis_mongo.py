@@ -13,19 +13,12 @@ import re
 from collections.abc import Sequence
 
 from aish.safety.options import ArgView
+from aish.safety.reasons import destructive, unknown
 from aish.safety.verdict import SAFE, Verdict, worst
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
-
-
-def _destructive(reason: str) -> Verdict:
-    return Verdict("destructive", (reason,))
 
 
 _REDIS_DESTRUCTIVE = _words(
@@ -125,32 +118,32 @@ def check_redis(program: str, view: ArgView) -> Verdict | None:
             watching = True
         elif word == "--rdb":
             target = words[index] if index < len(words) else None
-            parts.append(_destructive(f"redis-cli --rdb writes a dump over {target or 'a file'}"))
+            parts.append(destructive(f"redis-cli --rdb writes a dump over {target or 'a file'}"))
             index += 1
         elif word in _REDIS_UNSAFE:
-            parts.append(_unknown(f"redis-cli {word} {_REDIS_UNSAFE[word]}"))
+            parts.append(unknown(f"redis-cli {word} {_REDIS_UNSAFE[word]}"))
             break
         elif word not in _REDIS_FLAGS:
-            parts.append(_unknown(f"redis-cli option {word} is not known"))
+            parts.append(unknown(f"redis-cli option {word} is not known"))
     if operands:
         parts.append(_redis_command(operands))
     elif not watching and not parts:
-        parts.append(_unknown("redis-cli opens a session"))
+        parts.append(unknown("redis-cli opens a session"))
     return worst(parts)
 
 
 def _redis_command(operands: Sequence[str | None]) -> Verdict:
     if operands[0] is None:
-        return _unknown("redis command computed at run time")
+        return unknown("redis command computed at run time")
     command = operands[0].lower()
     sub = (operands[1] or "").lower() if len(operands) > 1 else ""
     if command in _REDIS_DESTRUCTIVE:
-        return _destructive(f"redis {command.upper()} deletes data")
+        return destructive(f"redis {command.upper()} deletes data")
     if (command, sub) in _REDIS_DESTRUCTIVE_PAIRS:
-        return _destructive(_REDIS_DESTRUCTIVE_PAIRS[(command, sub)])
+        return destructive(_REDIS_DESTRUCTIVE_PAIRS[(command, sub)])
     if command in _REDIS_READERS or (command, sub) in _REDIS_READER_PAIRS:
         return SAFE
-    return _unknown(f"redis {command.upper() or 'command'} may change data")
+    return unknown(f"redis {command.upper() or 'command'} may change data")
 
 
 # ---- mongo ----------------------------------------------------------------------------------
@@ -172,11 +165,11 @@ def check_mongo(program: str, view: ArgView) -> Verdict | None:
         elif word is not None and word.startswith("--eval="):
             scripts.append(word.split("=", 1)[1])
         elif word in ("-f", "--file") or (word or "").endswith(".js"):
-            parts.append(_unknown(f"{program} runs a script file"))
+            parts.append(unknown(f"{program} runs a script file"))
     if any(s is None or _MONGO_DESTRUCTIVE.search(s) for s in scripts):
-        return _destructive("mongo script drops or deletes data")
+        return destructive("mongo script drops or deletes data")
     if scripts:
-        parts.append(_unknown("mongo script may change data"))
+        parts.append(unknown("mongo script may change data"))
     elif not parts:
-        parts.append(_unknown(f"{program} opens a database session"))
+        parts.append(unknown(f"{program} opens a database session"))
     return worst(parts)

@@ -10,6 +10,7 @@ runs and the script is unknown. Pure: no I/O, and no input makes `sql_verdict` r
 from __future__ import annotations
 
 from aish.safety.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE
+from aish.safety.reasons import unknown
 from aish.safety.sql_lexer import (
     CLICKHOUSE,
     CLICKHOUSE_FLAT,
@@ -29,11 +30,6 @@ from aish.safety.sql_lexer import (
 from aish.safety.sql_meta_commands import command_verdict
 from aish.safety.sql_statements import statement_verdict
 from aish.safety.verdict import Verdict, worst
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
-
 
 # Per client, the ways its text may be read. The readings of one group are a client and the
 # server behind it: the client splits the text into statements and commands, the server reads
@@ -63,9 +59,9 @@ def _lexed_verdict(lexed: Lexed, seen: dict[tuple[str, str], Verdict]) -> Verdic
         if (kind, text) not in seen:
             seen[(kind, text)] = command_verdict(kind, text)
         parts.append(seen[(kind, text)])
-    parts += [_unknown(f"SQL with {p} cannot be read") for p in lexed.problems]
+    parts += [unknown(f"SQL with {p} cannot be read") for p in lexed.problems]
     if not parts:
-        return _unknown("no SQL to judge")
+        return unknown("no SQL to judge")
     return worst(parts)
 
 
@@ -77,8 +73,8 @@ def sql_verdict(sql: str, program: str | None = None) -> Verdict:
     for group in _READINGS.get(program or "", _ALL_READINGS):
         readings = dict.fromkeys(lex(sql, d) for d in group)
         if len({r.splits for r in readings}) > 1:
-            parts.append(_unknown("SQL whose quoting the client and the server read differently"))
+            parts.append(unknown("SQL whose quoting the client and the server read differently"))
         parts += [_lexed_verdict(r, seen) for r in readings]
     if DYNAMIC_VALUE in sql or COMMAND_OUTPUT in sql:
-        parts.append(_unknown("SQL computed at run time"))
+        parts.append(unknown("SQL computed at run time"))
     return worst(sorted(parts, key=lambda v: v.reasons))

@@ -14,15 +14,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from aish.safety.reasons import unknown
 from aish.safety.verdict import SAFE, Verdict
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
-
-
-def _unknown(reason: str) -> Verdict:
-    return Verdict("unknown", (reason,))
 
 
 _TOKEN = re.compile(r"''|[^\W\d][\w$]*|\d[\w.]*|\S")
@@ -167,12 +164,12 @@ def statement_verdict(code: str) -> Verdict:
         return Verdict("destructive", tuple(destroys))
     first = st.first
     if not _is_word(first):
-        return _unknown(f"SQL starting with {first!r} is not known to be read-only")
+        return unknown(f"SQL starting with {first!r} is not known to be read-only")
     objections = _reader_objections(st)
     if objections is None:
         if first in _CHANGING or first in _DML_HEADS:
-            return _unknown(f"SQL {first.upper()} changes data")
-        return _unknown(f"SQL {first.upper()} is not known to be read-only")
+            return unknown(f"SQL {first.upper()} changes data")
+        return unknown(f"SQL {first.upper()} is not known to be read-only")
     if objections:
         return Verdict("unknown", tuple(dict.fromkeys(objections)))
     return SAFE
