@@ -10,6 +10,7 @@ import pytest
 
 from aish.safety.classifier import classify, describe_rules, normalise
 from aish.safety.user_rules import UserRules
+from aish.safety.verdict import Verdict
 
 CASES = [
     # quoting and paths around the command name
@@ -198,7 +199,7 @@ def test_user_destructive_rules_add_to_the_tables() -> None:
 
 def test_user_allow_rules_lift_unknown_but_never_destructive() -> None:
     rules = UserRules(allow=("make test*", "rm *", "pytest*"))
-    assert classify("make test", rules).level == "safe"
+    assert classify("make test", rules) == Verdict("safe", ("allowed by your rule `make test*`",))
     assert classify("pytest -q tests/", rules).level == "safe"
     assert classify("make install", rules).level == "unknown"
     assert classify("rm -rf build", rules).level == "destructive"

@@ -210,20 +210,23 @@ class _Judge:
             # for; a computed name never is.
             literal = name.value is not None and DYNAMIC_VALUE not in name.value
             if literal and COMMAND_OUTPUT not in (name.value or ""):
-                mine = self._userdestructive(name.value or "", args, via)
-                if mine.level == "safe" and self._allowed(name.value or "", args):
-                    return SAFE
+                mine = self._user_destructive(name.value or "", args, via)
+                allowed = self._allowed(name.value or "", args, via)
+                if mine.level == "safe" and allowed is not None:
+                    return allowed
                 if mine.level != "safe":
                     return mine
             return unknown(objection, via)
-        mine = self._userdestructive(program, args, via)
+        mine = self._user_destructive(program, args, via)
         if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
             return worst([mine, self._wrapped(program, args, inv, depth, via)])
         if args and all(a.value in _HELP_ONLY for a in args):
             return mine
         verdict = self._program(program, args, inv, depth, via)
-        if verdict.level == "unknown" and mine.level == "safe" and self._allowed(program, args):
-            return SAFE
+        if verdict.level == "unknown" and mine.level == "safe":
+            allowed = self._allowed(program, args, via)
+            if allowed is not None:
+                return allowed
         return worst([mine, verdict])
 
     # ---- wrappers and code that is parsed again --------------------------------------------
@@ -316,7 +319,7 @@ class _Judge:
 
     # ---- user rules -------------------------------------------------------------------------
 
-    def _userdestructive(self, program: str, args: Sequence[Arg], via: Via) -> Verdict:
+    def _user_destructive(self, program: str, args: Sequence[Arg], via: Via) -> Verdict:
         if not self.rules.destructive:
             return SAFE
         line = _line(program, args)
@@ -327,9 +330,15 @@ class _Judge:
             else SAFE
         )
 
-    def _allowed(self, program: str, args: Sequence[Arg]) -> bool:
+    def _allowed(self, program: str, args: Sequence[Arg], via: Via) -> Verdict | None:
+        """Safe, naming the user's `safety.allow` rule that vouches for the command, or None."""
         line = _line(program, args)
-        return any(fnmatchcase(line, p) for p in self.rules.allow)
+        rule = next((p for p in self.rules.allow if fnmatchcase(line, p)), None)
+        return (
+            None
+            if rule is None
+            else Verdict("safe", (via_(f"allowed by your rule `{rule}`", via),))
+        )
 
 
 def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
