@@ -201,8 +201,8 @@ def _run_safety(args: argparse.Namespace) -> int:
     import json
     import os
 
+    from aish.agent.gate import Policy
     from aish.safety.classifier import classify
-    from aish.safety.user_rules import UserRules
     from aish.safety.verdict import Verdict
 
     # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
@@ -217,16 +217,14 @@ def _run_safety(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    safety = _load(args, autodetect=False).config.safety
-    rules = UserRules(destructive=tuple(safety.destructive), allow=tuple(safety.allow))
+    # The gate's own reading of the config, so the CLI judges with exactly the REPL's rules.
+    rules = Policy.from_config(_load(args, autodetect=False).config, "headless").user_rules
     lines = _stdin_lines() if from_stdin else [b" ".join(raw_words)]
     for raw in lines:
         line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
+        if line.encode("utf-8") != raw:
             # Judging the repaired text would judge a different command than the bytes given.
             verdict = Verdict("unknown", ("not valid UTF-8: the bytes given cannot be judged",))
         else:

@@ -241,7 +241,7 @@ class _Judge:
             if not harmless_for_one_command(n)
         ]
         parts += [unknown(concern, via) for concern in inner.concerns]
-        step = (*via, _step(program, args))
+        step = (*via, _step(program))
         if inner.code is not None and code_runners.is_placeholder(inner.code):
             parts.append(destructive(f"{program} runs each input as a command", via))
         elif inner.code is not None:
@@ -414,7 +414,6 @@ def _line(program: str, args: Sequence[Arg]) -> str:
     return " ".join([program, *(a.value if a.value is not None else a.text for a in args)])
 
 
-def _step(program: str, args: Sequence[Arg]) -> str:
-    if program == "xargs":
-        return "xargs (names from input)"
-    return program
+def _step(program: str) -> str:
+    """How a wrapper is named in the `via` path of a reason."""
+    return "xargs (names from input)" if program == "xargs" else program

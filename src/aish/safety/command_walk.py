@@ -65,10 +65,6 @@ class Arg:
     # A computed word that may turn out to be an option: `-$x`, `${x:--delete}`, `$(cmd)`.
     maybe_option: bool = False
 
-    @property
-    def dynamic(self) -> bool:
-        return self.value is None
-
 
 @dataclass(frozen=True)
 class Invocation:
