@@ -5,10 +5,14 @@ highlighted. Each proposed command then shows the gate's verdict (`[safe]`, `[un
 `[destructive]` in red, with its reasons) and asks `[y]es / [e]dit / [n]o / [d]escribe` with a
 single key; edit pre-fills the line editor with the command. Ctrl-C (or Ctrl-D) at either
 question cancels: this command and the rest of the reply's proposals are not run.
+
+A Norris run's events are drawn by `norris_view` (banner, step lines, framed commands, the red
+HALT banner, the summary); its HALT question is `halt_action`.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import termios
 from typing import TYPE_CHECKING, TextIO
@@ -23,8 +27,9 @@ from aish.agent.events import (
     Retrying,
     Status,
 )
-from aish.agent.gate import Answer, EditCancelled, Verdict
+from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
 from aish.ui.cmd_lines import CmdLineSplitter
+from aish.ui.norris_view import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -80,6 +85,11 @@ class ChatView:
             self._write(f"aish: {event.message}\n", style="red")
         elif isinstance(event, Status):
             self.status(event.text)
+        elif isinstance(event, NORRIS_EVENTS):
+            self.end_line()  # a frame or banner never starts mid-line
+            width = shutil.get_terminal_size().columns
+            for text, style in norris_pieces(event, width=width):
+                self._write(text, style=style)
 
     def status(self, text: str) -> None:
         self.end_line()
@@ -142,6 +152,42 @@ class ChatView:
             return "cancel"
         # A key binding answers directly; anything typed and entered counts by its first letter.
         return _ANSWER_KEYS.get(typed.strip()[:1].lower(), "no") if typed else "no"
+
+    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
+        """Proceed, skip or abort the action the `Halt` banner (already drawn) showed.
+
+        One key answers: `p`, `s` or `a`. Ctrl-C, Ctrl-D and Ctrl-X Ctrl-C abort. A bare Enter
+        answers nothing and the question stays: the action halted because it may be
+        destructive, and a reflex Enter must neither run it nor let the run go on. Text typed
+        and entered counts by its first letter; text that starts with no answer is cleared and
+        the question stays too.
+        """
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+        keys = KeyBindings()
+        for key, answer in HALT_KEYS.items():
+            keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
+        for stop in (("c-c",), ("c-d",), ("c-x", "c-c")):
+            keys.add(*stop)(lambda event: event.app.exit(result="abort"))
+
+        @keys.add("enter")
+        def _enter(event: KeyPressEvent) -> None:
+            answer = HALT_KEYS.get(event.current_buffer.text.strip()[:1].lower())
+            if answer is None:
+                event.current_buffer.reset()
+            else:
+                event.app.exit(result=answer)
+
+        session: PromptSession[str] = PromptSession(key_bindings=keys)
+        _discard_typeahead()  # a key pressed before the question was asked is no answer
+        self.end_line()
+        try:
+            typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
+        except (EOFError, KeyboardInterrupt):
+            return "abort"
+        # Every binding answers with a whole HaltAnswer; anything else is no answer to run on.
+        return next((answer for answer in HALT_KEYS.values() if answer == typed), "abort")
 
     def show_verdict(self, verdict: Verdict) -> None:
         """The gate's verdict above the question; destructive in red."""
