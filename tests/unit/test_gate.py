@@ -147,13 +147,16 @@ def test_tool_calls(
     assert decide(tool_call(level), verdict, policy, said) == expected
 
 
-def test_headless_runs_only_safe_and_only_with_the_flag() -> None:
+def test_headless_runs_safe_and_cleared_actions_only_with_the_flag() -> None:
     for level, answer in itertools.product(VERDICTS, OPINIONS):
         verdict, said = final(VERDICTS[level], answer)
         for action in (ProposedCommand("frob"), tool_call(level)):
             flagged = Policy("headless", yes_safe=True, auto_approve=AUTO, confirm_cmd=False)
-            expected = "run" if level == "safe" else "halt"
+            cleared = level == "unknown" and answer == "no"
+            expected = "run" if level == "safe" or cleared else "halt"
             assert decide(action, verdict, flagged, said) == expected
+            bare = Policy("headless", auto_approve=AUTO, confirm_cmd=False)
+            assert decide(action, verdict, bare, said) == "halt"
 
 
 COMBINATIONS = list(
@@ -182,7 +185,7 @@ def test_every_combination_keeps_the_invariants(
             assert decision != "run"  # nothing destructive ever runs without a person's yes
         if decision == "run":
             # Only safe runs unasked, or unknown cleared by a clean NO (never an interactive
-            # command, never headless).
+            # command, never headless without yes_safe).
             assert level == "safe" or (said is not None and said.cleared)
             interactive_command = mode == "interactive" and isinstance(action, ProposedCommand)
             assert not (interactive_command and level == "unknown")
@@ -206,7 +209,10 @@ def test_second_opinion_is_wanted_only_where_it_can_change_the_decision() -> Non
     command = ProposedCommand("frob")
     assert wants_second_opinion(command, UNKNOWN, Policy("norris"))
     assert not wants_second_opinion(command, UNKNOWN, Policy("interactive", confirm_cmd=False))
-    assert not wants_second_opinion(command, UNKNOWN, Policy("headless", yes_safe=True))
+    # Headless with --yes-safe runs what the second opinion clears (issue 5); without it,
+    # nothing runs, so asking would be wasted.
+    assert wants_second_opinion(command, UNKNOWN, Policy("headless", yes_safe=True))
+    assert not wants_second_opinion(command, UNKNOWN, Policy("headless"))
     assert wants_second_opinion(
         tool_call("unknown"), UNKNOWN, Policy("interactive", auto_approve=AUTO)
     )

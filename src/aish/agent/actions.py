@@ -1,13 +1,17 @@
-"""Actions a reply proposes, found in its text: `CMD:` lines (shell commands).
+"""What a reply says in its text: `CMD:` lines (shell commands) and a Norris `GOAL:` line.
 
 The `CMD:` contract works with every model, including small local ones without tool calling:
 a line whose text starts with `CMD:`. Models often decorate it (a list bullet, backticks, a
-code fence around it); the decoration is removed, the command is not otherwise touched.
+code fence around it); the decoration is removed, the command is not otherwise touched. The
+same tolerance applies to `GOAL: complete [summary]` and `GOAL: blocked <reason>`, with which a
+model ends an autonomous run.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 # A command with control characters (a carriage return, an escape sequence) could show one
 # thing on screen and run another; such a line is never proposed.
@@ -38,3 +42,48 @@ def _strip_backticks(command: str) -> str:
         if command.startswith(fence) and command.endswith(fence) and len(command) > 2 * len(fence):
             return command[len(fence) : -len(fence)].strip()
     return command.rstrip("`").strip() if command.count("`") % 2 else command
+
+
+@dataclass(frozen=True)
+class GoalLine:
+    """The model's word on the goal: `complete` (with an optional summary) or `blocked`
+    (with its reason)."""
+
+    state: Literal["complete", "blocked"]
+    detail: str
+
+
+# `GOAL: complete`, `**GOAL:** blocked – no network`, `- GOAL: done.` …; the marker is
+# upper-case like CMD:, the state word any case.
+_GOAL_LINE = re.compile(
+    r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?[*_`]*GOAL:[*_`]*\s*[*_`]*"
+    r"(?P<state>(?i:completed?|done|achieved|blocked))\b[*_`.!]*"
+    r"(?P<detail>.*)$"
+)
+# Around the summary or reason: separators before it, emphasis after it (its own full stop stays).
+_DETAIL_LEAD = " \t*_`-–—:.;"
+_DETAIL_TAIL = " \t*_`"
+_SUMMARY_MAX = 300
+
+
+def extract_goal(text: str) -> GoalLine | None:
+    """The first `GOAL:` line of a reply, if any. A complete goal's summary is the rest of its
+    line, else the text after it; a blocked goal's reason is the rest of its line (or the next
+    line when the model put it there)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        match = _GOAL_LINE.match(line.removesuffix("\r"))
+        if match is None:
+            continue
+        state: Literal["complete", "blocked"] = (
+            "blocked" if match.group("state").lower() == "blocked" else "complete"
+        )
+        detail = match.group("detail").lstrip(_DETAIL_LEAD).rstrip(_DETAIL_TAIL)
+        if not detail:
+            following = [rest.strip() for rest in lines[index + 1 :] if rest.strip()]
+            detail = " ".join(following[:1] if state == "blocked" else following)
+        detail = _CONTROL.sub(" ", detail).lstrip(_DETAIL_LEAD).rstrip(_DETAIL_TAIL)
+        if len(detail) > _SUMMARY_MAX:
+            detail = detail[: _SUMMARY_MAX - 1] + "…"
+        return GoalLine(state, detail)
+    return None

@@ -8,7 +8,7 @@ and each frontend decides how things look.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,92 @@ class Status:
     text: str
 
 
+# ---- Norris (autonomous mode) ----------------------------------------------------------------
+
+NorrisStatus = Literal[
+    "done",
+    "blocked",
+    "stalled",
+    "aborted",
+    "budget_exhausted",
+    "tasks_complete",
+    "stuck",
+    "halted",  # headless only: an action needed a human, and there is none
+    "failed",  # the model could not be reached
+]
+
+
+@dataclass(frozen=True)
+class NorrisStarted:
+    """A run begins: the goal, its bounds as the user should read them (`16 steps`, …), the
+    model that executes the steps, and the preplanned tasks (empty: no plan)."""
+
+    goal: str
+    bounds: tuple[str, ...]
+    executor: str
+    tasks: tuple[str, ...] = ()
+    preplanner: str | None = None
+
+
+@dataclass(frozen=True)
+class NorrisStep:
+    """Step `step` of at most `max_steps` begins; `task` is the current task `task_index` of
+    `task_count` when there is a plan."""
+
+    step: int
+    max_steps: int
+    task: str | None = None
+    task_index: int = 0
+    task_count: int = 0
+
+
+@dataclass(frozen=True)
+class CommandStarted:
+    """The gate let an action run; `level` is its verdict."""
+
+    command: str
+    level: str
+
+
+@dataclass(frozen=True)
+class CommandFinished:
+    """An action's result, as the model will be told: captured output (bounded), where."""
+
+    command: str
+    exit_status: int
+    output: str
+    duration_s: float
+    cwd: str
+    notice: str | None = None
+
+
+@dataclass(frozen=True)
+class Halt:
+    """An action stopped at the gate: what it is and why (step k/N of the run)."""
+
+    step: int
+    max_steps: int
+    action: str
+    level: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NorrisEnded:
+    """The one-line summary: status (with a reason), steps used, time, tokens and cost (None:
+    not known), and where the agent's shell was left."""
+
+    status: NorrisStatus
+    reason: str
+    steps: int
+    max_steps: int
+    elapsed_s: float
+    tokens: int
+    cost_usd: float | None
+    cwd: str
+    pending_action: str | None = None
+
+
 AgentEvent = (
     AssistantDelta
     | AssistantReasoning
@@ -95,6 +181,12 @@ AgentEvent = (
     | ReplyFinished
     | RequestFailed
     | Status
+    | NorrisStarted
+    | NorrisStep
+    | CommandStarted
+    | CommandFinished
+    | Halt
+    | NorrisEnded
 )
 
 

@@ -13,8 +13,8 @@ in `decide`, which answers run, ask or halt:
   `unknown` and the second opinion said NO);
 - Norris: `safe` runs unattended; `unknown` asks the second opinion — NO runs, anything else
   halts; `destructive` halts;
-- headless: `safe` runs only when the caller passed the explicit `yes_safe`; everything else
-  halts.
+- headless: only with the caller's explicit `yes_safe`, `safe` runs and `unknown` asks the
+  second opinion — NO runs; everything else halts (nothing destructive runs unattended).
 
 The second opinion is only consulted where its answer can change that decision. Asking resolves
 through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
@@ -197,7 +197,7 @@ def decide(
     level = verdict.level
     cleared = level == "unknown" and opinion is not None and opinion.cleared
     if policy.mode == "headless":
-        return "run" if level == "safe" and policy.yes_safe else "halt"
+        return "run" if policy.yes_safe and (level == "safe" or cleared) else "halt"
     if policy.mode == "norris":
         return "run" if level == "safe" or cleared else "halt"
     if isinstance(action, ProposedToolCall):
@@ -213,6 +213,8 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
         return False
     if policy.mode == "norris":
         return True
+    if policy.mode == "headless":
+        return policy.yes_safe
     return (
         policy.mode == "interactive"
         and isinstance(action, ProposedToolCall)

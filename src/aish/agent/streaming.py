@@ -35,10 +35,16 @@ from aish.llm.types import (
 
 
 async def stream_reply(
-    target: ModelTarget, messages: Sequence[Message], frontend: Frontend, reply: Reply
+    target: ModelTarget,
+    messages: Sequence[Message],
+    frontend: Frontend,
+    reply: Reply,
+    *,
+    category: str = "chat",
 ) -> LLMError | None:
     """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
-    re-raises; a request failure marks it cut and is returned."""
+    re-raises; a request failure marks it cut and is returned. `category` labels the call's
+    usage (`chat`, `norris`, …)."""
     from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
 
     def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
@@ -47,7 +53,7 @@ async def stream_reply(
     try:
         async for event in stream_chat(target, messages, on_retry=retrying):
             reply.add(event)
-            for shown in _shown(event, target):
+            for shown in _shown(event, target, category):
                 frontend.render(shown)
     except LLMError as error:
         reply.cut = True
@@ -68,7 +74,7 @@ def complete_lines(reply: Reply) -> str:
     return reply.text[: reply.text.rfind("\n") + 1]
 
 
-def _shown(event: StreamEvent, target: ModelTarget) -> list[AgentEvent]:
+def _shown(event: StreamEvent, target: ModelTarget, category: str) -> list[AgentEvent]:
     if isinstance(event, TextDelta):
         return [AssistantDelta(event.text)]
     if isinstance(event, ReasoningDelta):
@@ -85,6 +91,7 @@ def _shown(event: StreamEvent, target: ModelTarget) -> list[AgentEvent]:
                 event.cached_tokens,
                 event.provider_cost_usd,
                 event.estimated,
+                category,
             )
         ]
     assert isinstance(event, Finish)

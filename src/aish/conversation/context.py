@@ -9,7 +9,7 @@ message only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,17 +37,25 @@ class Conversation:
     system_prompt: str
     history: list[Message] = field(default_factory=list)
     pending: list[CommandRun] = field(default_factory=list)
+    # aish's own notices for the model since its last reply ("[aish] action skipped by user: …").
+    notes: list[str] = field(default_factory=list)
     # The cwd the model was last told; repeating an unchanged one costs tokens every turn.
     cwd_told: str = ""
 
     def note_command(self, run: CommandRun) -> None:
         self.pending.append(run)
 
+    def note(self, text: str) -> None:
+        """A notice from aish for the model, told with the next user message."""
+        self.notes.append(text)
+
     def user_message(self, question: str, *, cwd: str = "") -> Message:
         """The newest user message: pending context first, then the question. The cwd is
         said when it is news: the first time, or after it changed."""
         news = cwd if cwd and cwd != self.cwd_told else ""
-        return Message("user", render_user_message(question, self.pending, cwd=news))
+        return Message(
+            "user", render_user_message(question, self.pending, cwd=news, notes=self.notes)
+        )
 
     def request(self, newest: Message) -> list[Message]:
         return [Message("system", self.system_prompt), *self.history, newest]
@@ -59,10 +67,12 @@ class Conversation:
         text = reply_text + ("\n[reply cut short]" if cut else "")
         self.history.append(Message("assistant", text))
         self.pending.clear()
+        self.notes.clear()
 
     def reset(self) -> None:
         self.history.clear()
         self.pending.clear()
+        self.notes.clear()
         self.cwd_told = ""
 
     @classmethod
@@ -90,6 +100,8 @@ class Conversation:
                 asked, partial = None, ""
             elif kind == "command":
                 conversation.note_command(_run_from(payload))
+            elif kind == "note":
+                conversation.note(str(payload.get("text", "")))
             elif kind == "reset":
                 conversation.reset()
         if asked is not None and partial:
@@ -99,19 +111,22 @@ class Conversation:
     def as_seen_by_model(self, *, cwd: str = "") -> list[Message]:
         """What the next request would hold before the question (for `:history`)."""
         messages = [Message("system", self.system_prompt), *self.history]
-        if self.pending:
+        if self.pending or self.notes:
             news = cwd if cwd and cwd != self.cwd_told else ""
-            messages.append(Message("user", render_context(self.pending, cwd=news)))
+            context = render_context(self.pending, cwd=news, notes=self.notes)
+            messages.append(Message("user", context))
         return messages
 
 
-def render_user_message(question: str, pending: list[CommandRun], *, cwd: str = "") -> str:
-    if not pending and not cwd:
+def render_user_message(
+    question: str, pending: list[CommandRun], *, cwd: str = "", notes: Sequence[str] = ()
+) -> str:
+    if not pending and not cwd and not notes:
         return question
-    return f"{render_context(pending, cwd=cwd)}\n\n{question}"
+    return f"{render_context(pending, cwd=cwd, notes=notes)}\n\n{question}"
 
 
-def render_context(pending: list[CommandRun], *, cwd: str = "") -> str:
+def render_context(pending: list[CommandRun], *, cwd: str = "", notes: Sequence[str] = ()) -> str:
     """The dynamic block at the start of the newest user message."""
     lines = ["[aish context]"]
     if cwd:
@@ -140,6 +155,9 @@ def render_context(pending: list[CommandRun], *, cwd: str = "") -> str:
             lines.append(run.output.rstrip("\n"))
         else:
             lines.append("[no output]")
+    if notes:
+        lines.append("")
+        lines.extend(notes)
     lines.append("[end of aish context]")
     return "\n".join(lines)
 

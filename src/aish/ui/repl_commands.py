@@ -18,15 +18,15 @@ import signal
 import sys
 import termios
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
 from aish.conversation.context import CommandRun
+from aish.ui.agent_shell import as_command_run
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
-    from aish.shell.session import CommandResult, ShellSession
+    from aish.shell.session import ShellSession
     from aish.ui.chat_view import ChatView
 
 __all__ = ["ShellCommands", "ignoring", "no_echo", "start_shell", "write_raw"]
@@ -81,7 +81,7 @@ class ShellCommands:
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
             )
-        run = replace(_command_run(result, source), asked=asked)
+        run = as_command_run(result, source, asked=asked)
         if result.notice:
             self._view.status(result.notice)
         self.last_status = result.exit_status
@@ -130,19 +130,6 @@ async def start_shell(
             raise
         on_notice(f"{error}; using bash")
         return await ShellSession.start(shell="bash", **options)
-
-
-def _command_run(result: CommandResult, source: Literal["user", "model"]) -> CommandRun:
-    return CommandRun(
-        command=result.command,
-        exit_status=result.exit_status,
-        cwd_before=result.cwd_before,
-        cwd_after=result.cwd_after,
-        duration_s=result.duration_s,
-        output=result.output.text,
-        source=source,
-        notice=result.notice,
-    )
 
 
 # ---- the terminal around a streaming reply --------------------------------------------------

@@ -1,0 +1,379 @@
+"""Norris: the model pursues a goal on its own, one step at a time, inside hard bounds.
+
+One step is one streamed round trip (an `Exchange` on the user's conversation, so `:history`
+shows the run and every exit keeps the context), then the actions the reply proposed, in order,
+each through the gate in Norris mode (or headless mode for `aish goal`): `safe` runs unattended,
+`unknown` asks the second opinion, `destructive` and a YES halt for the user's proceed / skip /
+abort. What ran — output, exit status, cwd — goes into the next step's message; so does a skip
+("[aish] action skipped by user: …"). Commands run in the agent's own shell (`AgentShell`).
+
+A run ends as `done` (GOAL: complete, after that reply's actions ran), `blocked` (GOAL:
+blocked), `stalled` (no action and no GOAL line), `aborted` (the user), `stuck` (an action
+proposed again after it failed or was skipped), `tasks_complete` (every preplanned task had its
+step), `budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted`
+(headless: an action needed a person) or `failed` (the model could not be reached). After a
+failed command or a skip the rest of that reply is not run: the model re-plans from the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from aish.agent import gate
+from aish.agent.actions import GoalLine, extract_commands, extract_goal
+from aish.agent.events import (
+    AgentEvent,
+    CommandFinished,
+    CommandStarted,
+    Frontend,
+    Halt,
+    NorrisEnded,
+    NorrisStarted,
+    NorrisStatus,
+    NorrisStep,
+    UsageRecorded,
+)
+from aish.agent.exchange import Exchange, TurnLog
+from aish.agent.norris_bounds import NorrisBounds
+from aish.agent.norris_prompt import StepFacts, step_message
+from aish.agent.streaming import complete_lines
+from aish.conversation.context import CommandRun, Conversation, run_payload
+from aish.llm.types import ModelTarget, Reply
+
+if TYPE_CHECKING:
+    from aish.agent.second_opinion import Opinion, SecondOpinion
+    from aish.safety.verdict import Verdict
+
+__all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
+
+_log = logging.getLogger("aish.norris")
+
+CommandRunner = Callable[[gate.Authorization, float], Awaitable[CommandRun]]
+"""Runs what the gate authorized (redeeming it) with a timeout: `AgentShell.run`."""
+
+
+class NorrisFrontend(Frontend, gate.HaltPrompt, Protocol):
+    """Shows the run and answers its HALTs."""
+
+
+@dataclass(frozen=True)
+class NorrisResult:
+    status: NorrisStatus
+    reason: str
+    steps: int
+    elapsed_s: float
+    tokens: int
+    cost_usd: float | None
+    cwd: str
+    pending_action: str | None = None
+
+
+class _End(Exception):
+    """Ends the run from anywhere in a step."""
+
+    def __init__(self, status: NorrisStatus, reason: str, pending: str | None = None) -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.pending = status, reason, pending
+
+
+@dataclass
+class _Spending:
+    """Tokens and cost of every model call the run made (the usage events pass through)."""
+
+    frontend: Frontend
+    tokens: int = 0
+    cost_usd: float | None = None
+
+    def render(self, event: AgentEvent) -> None:
+        if isinstance(event, UsageRecorded):
+            self.tokens += event.prompt_tokens + event.completion_tokens
+            if event.cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + event.cost_usd
+        self.frontend.render(event)
+
+
+@dataclass
+class _HaltAtStep:
+    """The frontend's HALT question, preceded by the banner naming the step."""
+
+    frontend: NorrisFrontend
+    step: int
+    max_steps: int
+
+    async def halt_action(self, action: str, verdict: Verdict) -> gate.HaltAnswer:
+        self.frontend.render(
+            Halt(self.step, self.max_steps, action, verdict.level, tuple(verdict.reasons))
+        )
+        return await self.frontend.halt_action(action, verdict)
+
+
+@dataclass
+class NorrisRun:
+    """One goal, run to its end. `run()` returns how it ended; cancelling it (Ctrl-C) stops
+    the running command, reports `aborted`, and re-raises."""
+
+    goal: str
+    conversation: Conversation
+    target: ModelTarget  # the executor
+    frontend: NorrisFrontend
+    run_authorized: CommandRunner
+    cwd: Callable[[], str]  # the agent shell's cwd
+    log: TurnLog
+    policy: gate.Policy
+    bounds: NorrisBounds = field(default_factory=NorrisBounds)
+    second_opinion: SecondOpinion | None = None
+    # The preplanned tasks (none: a single-model run) and the preset that planned them.
+    tasks: tuple[str, ...] = ()
+    planner: str | None = None
+
+    def __post_init__(self) -> None:
+        self._spending = _Spending(self.frontend)
+        self._started = 0.0
+        self._step = 0
+        self._task = 0  # index into the plan's tasks
+        self._skips_in_a_row = 0
+        # Actions that failed or were skipped: proposing one again means the run is stuck.
+        self._dead_ends: set[str] = set()
+
+    async def run(self) -> NorrisResult:
+        self._started = time.monotonic()
+        tasks = self.tasks
+        self.frontend.render(
+            NorrisStarted(self.goal, self.bounds.describe(), self.target.name, tasks, self.planner)
+        )
+        self.log("norris_start", {"goal": self.goal, "model": self.target.name, "tasks": tasks})
+        try:
+            status, reason, pending = await self._steps()
+        except asyncio.CancelledError:
+            self._finish("aborted", "interrupted (Ctrl-C)", None)
+            raise
+        return self._finish(status, reason, pending)
+
+    async def _steps(self) -> tuple[NorrisStatus, str, str | None]:
+        try:
+            while True:
+                self._check_bounds()
+                goal = await self._one_step()
+                if goal is not None:
+                    if goal.state == "blocked":
+                        return "blocked", goal.detail or "the model gave no reason", None
+                    return "done", goal.detail or "the model says the goal is complete", None
+                if self.tasks:
+                    self._task += 1
+        except _End as end:
+            return end.status, end.reason, end.pending
+
+    def _check_bounds(self) -> None:
+        bounds = self.bounds
+        if self.tasks and self._task >= len(self.tasks):
+            raise _End("tasks_complete", f"all {len(self.tasks)} planned tasks had a step")
+        if self._step >= bounds.max_steps:
+            raise _End("budget_exhausted", f"step limit reached ({bounds.max_steps} steps)")
+        if self._remaining_s() <= 0:
+            raise _End("budget_exhausted", f"wall-clock limit reached ({bounds.wall_clock})")
+        if bounds.token_cap is not None and self._spending.tokens >= bounds.token_cap:
+            raise _End("budget_exhausted", f"token cap reached ({bounds.token_cap:,} tokens)")
+        cost = self._spending.cost_usd
+        if bounds.cost_cap_usd is not None and cost is not None and cost >= bounds.cost_cap_usd:
+            raise _End("budget_exhausted", f"cost cap reached (${bounds.cost_cap_usd:g})")
+
+    def _remaining_s(self) -> float:
+        if self.bounds.wall_clock_s is None:
+            return float("inf")
+        return self.bounds.wall_clock_s - (time.monotonic() - self._started)
+
+    # ---- one step ----------------------------------------------------------------------------
+
+    async def _one_step(self) -> GoalLine | None:
+        self._step += 1
+        facts = self._facts()
+        self.frontend.render(
+            NorrisStep(facts.step, facts.max_steps, facts.task, facts.task_index, facts.task_count)
+        )
+        text = step_message(facts)
+        cwd = self.cwd()
+        newest = self.conversation.user_message(text, cwd=cwd)
+        exchange = Exchange(self.conversation, self.target, self._spending, self.log, "norris")
+        reply = Reply()
+        try:
+            async with asyncio.timeout(_finite(self._remaining_s())):
+                error = await exchange.stream(
+                    newest, reply, cwd=cwd, logged={"text": text, "norris_step": self._step}
+                )
+        except TimeoutError:
+            raise _End(
+                "budget_exhausted",
+                f"wall-clock limit reached ({self.bounds.wall_clock}) while the model answered",
+            ) from None
+        if error is not None:
+            raise _End("failed", str(error))
+        said = complete_lines(reply)
+        goal = extract_goal(said)
+        if goal is not None and goal.state == "blocked":
+            return goal  # nothing more is run for a model that says it cannot go on
+        commands = extract_commands(said)
+        if reply.tool_calls:
+            # No tools are offered to Norris yet: say so, so the model uses CMD: lines.
+            for call in reply.tool_calls:
+                self._note(f"[aish] no tools are available here; {call.name} was not called")
+        if not commands and goal is None and not reply.tool_calls:
+            raise _End("stalled", "the reply proposed no action and no GOAL line")
+        await self._dispatch(commands)
+        return goal
+
+    def _facts(self) -> StepFacts:
+        tasks = self.tasks
+        if not tasks:
+            return StepFacts(self.goal, self._step, self.bounds.max_steps)
+        index = self._task
+        return StepFacts(
+            self.goal, self._step, self.bounds.max_steps, tasks[index], index + 1, len(tasks)
+        )
+
+    async def _dispatch(self, commands: list[str]) -> None:
+        for index, command in enumerate(commands):
+            key = " ".join(command.split())
+            if key in self._dead_ends:
+                raise _End("stuck", f"proposed again after it failed or was skipped: {command}")
+            authorization = await self._authorize(command)
+            outcome = authorization.outcome
+            if outcome == "abort":
+                raise _End("aborted", "aborted at the HALT prompt")
+            if outcome == "refused":
+                reasons = "; ".join(authorization.verdict.reasons)
+                self.frontend.render(
+                    Halt(
+                        self._step,
+                        self.bounds.max_steps,
+                        command,
+                        authorization.verdict.level,
+                        tuple(authorization.verdict.reasons),
+                    )
+                )
+                raise _End(
+                    "halted",
+                    f"[{authorization.verdict.level}] {reasons}".rstrip(),
+                    pending=command,
+                )
+            rest = commands[index + 1 :]
+            if not authorization.run:  # skipped
+                self._dead_ends.add(key)
+                self._note(f"[aish] action skipped by user: {command}")
+                self._not_run(rest, "after the skipped action")
+                self._skips_in_a_row += 1
+                budget = self.bounds.skip_budget
+                if self._skips_in_a_row >= max(budget, 1):
+                    raise _End(
+                        "budget_exhausted",
+                        f"{self._skips_in_a_row} actions skipped in a row (norris.skip_budget)",
+                    )
+                return
+            self._skips_in_a_row = 0
+            run = await self._run(authorization)
+            if run.exit_status != 0:
+                self._dead_ends.add(key)
+                self._not_run(rest, "after the failure above")
+                return
+
+    async def _authorize(self, command: str) -> gate.Authorization:
+        authorization = await gate.authorize(
+            gate.ProposedCommand(command),
+            self.policy,
+            judge=self._judge if self.second_opinion is not None else None,
+            halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps),
+        )
+        verdict = authorization.verdict
+        self.log(
+            "decision",
+            {
+                "command": command,
+                "level": verdict.level,
+                "reasons": list(verdict.reasons),
+                "decision": authorization.decision,
+                "answer": authorization.outcome,
+                "ran": authorization.command if authorization.run else None,
+                "norris_step": self._step,
+            },
+        )
+        return authorization
+
+    async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
+        assert self.second_opinion is not None
+        return await self.second_opinion.judge(
+            text,
+            verdict,
+            fallback=self.target,
+            on_event=self._spending.render,
+            prefix=self.conversation.request,
+        )
+
+    async def _run(self, authorization: gate.Authorization) -> CommandRun:
+        self.frontend.render(CommandStarted(authorization.command, authorization.verdict.level))
+        timeout = min(self.bounds.command_timeout_s, max(self._remaining_s(), 0.1))
+        run = await self.run_authorized(authorization, timeout)
+        self.frontend.render(
+            CommandFinished(
+                run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
+            )
+        )
+        self.conversation.note_command(run)
+        self.log("command", {**run_payload(run), "norris_step": self._step})
+        return run
+
+    def _note(self, text: str) -> None:
+        self.conversation.note(text)
+        self.log("note", {"text": text})
+
+    def _not_run(self, rest: list[str], why: str) -> None:
+        for command in rest:
+            self._note(f"[aish] not run ({why}): {command}")
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
+        result = NorrisResult(
+            status,
+            reason,
+            self._step,
+            time.monotonic() - self._started,
+            self._spending.tokens,
+            self._spending.cost_usd,
+            self.cwd(),
+            pending,
+        )
+        self.frontend.render(
+            NorrisEnded(
+                status,
+                reason,
+                result.steps,
+                self.bounds.max_steps,
+                result.elapsed_s,
+                result.tokens,
+                result.cost_usd,
+                result.cwd,
+                pending,
+            )
+        )
+        self.log(
+            "norris_end",
+            {
+                "status": status,
+                "reason": reason,
+                "steps": result.steps,
+                "elapsed_s": round(result.elapsed_s, 3),
+                "tokens": result.tokens,
+                "cost_usd": result.cost_usd,
+                "cwd": result.cwd,
+                "pending_action": pending,
+            },
+        )
+        return result
+
+
+def _finite(seconds: float) -> float | None:
+    return None if seconds == float("inf") else max(seconds, 0.0)

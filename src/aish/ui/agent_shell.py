@@ -1,0 +1,144 @@
+"""The agent's own shell: where Norris runs what the gate authorized (the REPL's and
+`aish goal`'s executor for autonomous runs; the agent itself runs nothing).
+
+A second `ShellSession` of the same class as the user's, started in the user's cwd with aish's
+environment, so an autonomous run can `cd`, export and fail without touching the shell the user
+works in. It has no terminal: nobody types into its commands, so a command that waits for input
+— or simply runs too long — is stopped by the per-command timeout: interrupted (SIGINT to its
+process group), then killed if it lingers. The result, including a timed-out one, becomes a
+`CommandRun` for the model like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+from aish.agent import gate
+from aish.conversation.context import CommandRun
+
+if TYPE_CHECKING:
+    from aish.shell.results import CommandResult
+    from aish.shell.session import ShellSession
+
+__all__ = ["AgentShell", "as_command_run"]
+
+_log = logging.getLogger("aish.norris")
+
+# Wide enough that `ls -l` and tables are not wrapped in what the model reads.
+_COLUMNS = 160
+_ROWS = 50
+
+
+def as_command_run(
+    result: CommandResult, source: Literal["user", "model"], *, asked: bool = True
+) -> CommandRun:
+    """A shell result as the model is told about it."""
+    return CommandRun(
+        command=result.command,
+        exit_status=result.exit_status,
+        cwd_before=result.cwd_before,
+        cwd_after=result.cwd_after,
+        duration_s=result.duration_s,
+        output=result.output.text,
+        source=source,
+        notice=result.notice,
+        asked=asked,
+    )
+
+
+@dataclass
+class AgentShell:
+    """Runs authorized commands with a timeout in a shell of the agent's own."""
+
+    session: ShellSession
+    max_lines: int = 200
+    max_bytes: int = 16384
+    # After the interrupt, how long a command may take to stop before it is killed.
+    kill_grace_s: float = 2.0
+
+    @classmethod
+    async def start(
+        cls,
+        cwd: str,
+        *,
+        shell: str | None = None,
+        env: Mapping[str, str] | None = None,
+        max_lines: int = 200,
+        max_bytes: int = 16384,
+    ) -> AgentShell:
+        from aish.shell.session import ShellSession
+
+        session = await ShellSession.start(shell=shell, cwd=cwd, env=env, rows=_ROWS, cols=_COLUMNS)
+        return cls(session, max_lines=max_lines, max_bytes=max_bytes)
+
+    @property
+    def cwd(self) -> str:
+        return self.session.cwd
+
+    async def close(self) -> None:
+        await self.session.close()
+
+    async def run_authorized(
+        self, authorization: gate.Authorization, timeout_s: float
+    ) -> CommandRun:
+        """Run what the gate authorized (refusing anything else), at most `timeout_s`.
+
+        Cancelling this (the user aborted the run) stops the command before re-raising."""
+        approved = gate.redeem(authorization)
+        if not isinstance(approved.action, gate.ProposedCommand):
+            raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
+        return await self._execute(
+            approved.command, approved.source, approved.outcome != "auto", timeout_s
+        )
+
+    async def _execute(
+        self, command: str, source: Literal["user", "model"], asked: bool, timeout_s: float
+    ) -> CommandRun:
+        started = time.monotonic()
+        cwd_before = self.cwd
+        running = asyncio.ensure_future(
+            self.session.run(command, max_lines=self.max_lines, max_bytes=self.max_bytes)
+        )
+        try:
+            done, _ = await asyncio.wait({running}, timeout=timeout_s)
+        except asyncio.CancelledError:
+            await self._stop(running)
+            raise
+        notice = None
+        if not done:
+            await self._stop(running)
+            notice = f"stopped: it ran past the {timeout_s:g}s per-command timeout"
+        try:
+            result = running.result()
+        except Exception as error:  # the shell died or could not be reached
+            _log.warning("agent shell failed running %r", command, exc_info=True)
+            return CommandRun(
+                command,
+                -1,
+                cwd_before,
+                self.cwd,
+                time.monotonic() - started,
+                "",
+                source,
+                notice=notice or f"the agent's shell failed: {error}",
+                asked=asked,
+            )
+        run = as_command_run(result, source, asked=asked)
+        if notice is not None:
+            run = replace(run, notice=f"{notice}; {run.notice}" if run.notice else notice)
+        return run
+
+    async def _stop(self, running: asyncio.Future[CommandResult]) -> None:
+        """Interrupt, then kill; wait for the shell to report the command over."""
+        with contextlib.suppress(Exception):
+            await self.session.interrupt(kill_after_s=self.kill_grace_s)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(running), self.kill_grace_s + 3.0)
+        if not running.done():
+            running.cancel()
