@@ -39,6 +39,7 @@ from aish.safety.verdict import Verdict
 from aish.ui.agent_shell import AgentShell
 
 from ..conftest import ServeFn
+from ..processes import running
 
 SYSTEM = "You are aish, an assistant inside the user's terminal."
 
@@ -409,17 +410,6 @@ async def test_ctrl_c_aborts_the_run_and_stops_its_command(serve: ServeFn, workd
         await task
     assert frontend.of(NorrisEnded)[0].status == "aborted"
     assert not running("sleep 61.25")
-
-
-def running(command: str) -> bool:
-    """Whether a process with exactly this command line exists."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if (entry / "cmdline").read_bytes().replace(b"\0", b" ").strip() == command.encode():
-                return True
-        except OSError:
-            continue
-    return False
 
 
 async def test_an_unreachable_model_fails_the_run(workdir: Path) -> None:

@@ -336,6 +336,9 @@ class NorrisRun:
     # ---- the end -----------------------------------------------------------------------------
 
     def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
+        if status != "done":
+            # The model's last word may be a proposal that never ran: the next turn says why.
+            self._note(f"[aish] the autonomous run ended ({status}): {reason}")
         result = NorrisResult(
             status,
             reason,

@@ -141,7 +141,7 @@ class ChatView:
         keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
         keys.add("c-d")(lambda event: event.app.exit(result="cancel"))
         session: PromptSession[str] = PromptSession(key_bindings=keys)
-        _discard_typeahead()  # a key pressed before the question was asked is no answer
+        discard_typeahead()  # a key pressed before the question was asked is no answer
         try:
             typed = await session.prompt_async(
                 _CONFIRM.format(command=visible(command)), handle_sigint=False
@@ -180,7 +180,7 @@ class ChatView:
                 event.app.exit(result=answer)
 
         session: PromptSession[str] = PromptSession(key_bindings=keys)
-        _discard_typeahead()  # a key pressed before the question was asked is no answer
+        discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
             typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
@@ -198,7 +198,7 @@ class ChatView:
         from prompt_toolkit import PromptSession
 
         editor: PromptSession[str] = PromptSession()
-        _discard_typeahead()
+        discard_typeahead()
         try:
             return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
         except (EOFError, KeyboardInterrupt) as stop:
@@ -217,6 +217,6 @@ def verdict_line(verdict: Verdict) -> str:
     return f"  [{verdict.level}] {reasons}".rstrip()
 
 
-def _discard_typeahead() -> None:
+def discard_typeahead() -> None:
     if sys.stdin.isatty():
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)

@@ -59,6 +59,18 @@ class KnowsSafetyRules(Protocol):
     def safety_rules(self) -> UserRules: ...
 
 
+@runtime_checkable
+class RunsGoals(Protocol):
+    """A REPL that can run Norris goals (autonomous mode)."""
+
+    @property
+    def norris_on(self) -> bool: ...
+
+    def norris_mode(self, on: bool) -> None: ...
+
+    async def run_goal(self, goal: str) -> None: ...
+
+
 Handler = Callable[[ReplContext, str], Awaitable[None]]
 
 
@@ -160,6 +172,33 @@ async def _safety(repl: ReplContext, args: str) -> None:
         repl.say(_SAFETY_USAGE)
 
 
+_NORRIS_USAGE = "usage: :norris <goal>, :norris on or :norris off"
+
+
+def norris_mode_line(on: bool) -> str:
+    """What the user is told when Norris mode changes."""
+    if on:
+        return "Norris mode on: type a goal; each line for the model is one (C-n or :norris off)"
+    return "Norris mode off"
+
+
+async def _norris(repl: ReplContext, args: str) -> None:
+    text = args.strip()
+    if not isinstance(repl, RunsGoals):
+        repl.say("Norris mode is not available here")
+    elif text == "off":
+        if repl.norris_on:
+            repl.norris_mode(False)
+            repl.say(norris_mode_line(False))
+        else:
+            repl.say("Norris mode is not on")
+    elif text in ("", "on"):
+        repl.norris_mode(True)
+        repl.say(norris_mode_line(True))
+    else:
+        await repl.run_goal(text)
+
+
 COMMANDS: dict[str, MetaCommand] = {
     c.name: c
     for c in (
@@ -176,6 +215,12 @@ COMMANDS: dict[str, MetaCommand] = {
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
         MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
+        MetaCommand(
+            "norris",
+            "norris <goal>|on|off",
+            "pursue a goal autonomously (safe steps run, others HALT)",
+            _norris,
+        ),
         MetaCommand(
             "safety",
             "safety check|rules",

@@ -23,8 +23,8 @@ from aish.agent.routing import KnownCommands, route_line
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
-from aish.ui.chat_view import ChatView
-from aish.ui.meta import COMMANDS, run_meta
+from aish.ui.chat_view import ChatView, discard_typeahead
+from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_text import prompt_text
 from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 
@@ -52,6 +52,9 @@ class Repl:
         self._facts = _prompt_facts(loaded)
         self.conversation = Conversation(render_system_prompt(self._facts))
         self._policy = gate.Policy.from_config(loaded.config, "interactive")
+        self._norris_policy = gate.Policy.from_config(loaded.config, "norris")
+        # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
+        self._norris_on = False
         # Lives as long as the session: its answers are cached for the session.
         self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
@@ -131,6 +134,8 @@ class Repl:
             await run_meta(self, route.text)
         elif route.target == "shell":
             await self.run_command(route.text)
+        elif self._norris_on:
+            await self.run_goal(route.text)
         else:
             await self._ask(route.text)
 
@@ -160,6 +165,63 @@ class Repl:
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
         with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             await turn.ask(question, cwd=self.shell_cwd())
+
+    # ---- Norris ------------------------------------------------------------------------------
+
+    async def run_goal(self, goal: str) -> None:
+        """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
+        cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
+        from aish.agent.norris import NorrisRun
+        from aish.agent.norris_bounds import NorrisBounds
+        from aish.agent.norris_setup import prepare
+        from aish.config import resolve_target
+        from aish.llm.errors import ConfigError
+        from aish.ui.agent_shell import AgentShell
+
+        config = self._loaded.config
+        try:
+            active = resolve_target(config, self._model, os.environ)
+        except ConfigError as error:
+            self._log("status", {"text": str(error)})
+            self._view.status(str(error))
+            return
+        with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
+            setup = await prepare(goal, config, active, os.environ, self._view.render)
+            agent = await AgentShell.start(
+                self.shell_cwd(),
+                shell=config.ui.shell,
+                max_lines=config.context.output_max_lines,
+                max_bytes=config.context.output_max_bytes,
+            )
+            try:
+                run = NorrisRun(
+                    goal,
+                    self.conversation,
+                    setup.executor,
+                    self._view,
+                    agent.run_authorized,
+                    lambda: agent.cwd,
+                    self._log,
+                    self._norris_policy,
+                    NorrisBounds.from_config(config.norris),
+                    second_opinion=self._second_opinion,
+                    tasks=setup.tasks,
+                    planner=setup.planner,
+                )
+                await run.run()
+            finally:
+                await agent.close()
+                # Keys typed during the run were not echoed: they must not surprise the prompt.
+                discard_typeahead()
+
+    def norris_mode(self, on: bool) -> None:
+        """Norris mode on: lines for the model are goals (the prompt shows ⚡)."""
+        self._norris_on = on
+        self._log("status", {"text": f"norris mode {'on' if on else 'off'}"})
+
+    @property
+    def norris_on(self) -> bool:
+        return self._norris_on
 
     # ---- running commands --------------------------------------------------------------------
 
@@ -236,7 +298,9 @@ class Repl:
     # ---- the prompt --------------------------------------------------------------------------
 
     def _prompt_message(self) -> str:
-        return prompt_text(self._model, self.shell_cwd(), self._commands.last_status)
+        return prompt_text(
+            self._model, self.shell_cwd(), self._commands.last_status, norris=self._norris_on
+        )
 
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
@@ -251,9 +315,16 @@ class Repl:
 
         @keys.add("c-n")
         def _norris(event: Any) -> None:
+            # With a line typed, that line is the goal; on an empty line, C-n toggles the mode.
+            buffer = event.current_buffer
+            if buffer.text.strip():
+                buffer.text = f":norris {buffer.text.strip()}"
+                buffer.validate_and_handle()
+                return
+            self.norris_mode(not self._norris_on)
             from prompt_toolkit.application import run_in_terminal
 
-            run_in_terminal(lambda: self._view.status("Norris mode is not available yet"))
+            run_in_terminal(lambda: self._view.status(norris_mode_line(self._norris_on)))
 
         @keys.add("c-x", "c-c")
         def _abort(event: Any) -> None:
