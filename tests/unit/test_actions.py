@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aish.agent.actions import extract_commands
+from aish.agent.actions import GoalLine, extract_commands, extract_goal
 
 
 def test_plain_and_decorated_cmd_lines() -> None:
@@ -37,3 +37,37 @@ def test_control_characters_never_make_a_command() -> None:
     text = "CMD: echo A\rCMD: touch /tmp/x\nCMD: echo \x1b[8m; rm -rf ~\nCMD: ls\r\n"
     # \r inside a line is not a line break; escapes could hide what runs: neither is proposed.
     assert extract_commands(text) == ["ls"]
+
+
+def test_goal_lines_as_models_write_them() -> None:
+    assert extract_goal("GOAL: complete") == GoalLine("complete", "")
+    assert extract_goal("Done.\nGOAL: complete — 12 files found.") == GoalLine(
+        "complete", "12 files found."
+    )
+    assert extract_goal("GOAL: complete\n\nThere are 3 files.\nAll old.") == GoalLine(
+        "complete", "There are 3 files. All old."
+    )
+    assert extract_goal("**GOAL:** blocked – no network") == GoalLine("blocked", "no network")
+    assert extract_goal("- GOAL: blocked\nneed sudo\nand more") == GoalLine("blocked", "need sudo")
+    assert extract_goal("`GOAL: complete`") == GoalLine("complete", "")
+    assert extract_goal("GOAL: Done.") == GoalLine("complete", "")
+    assert extract_goal("1. GOAL: COMPLETE") == GoalLine("complete", "")
+
+
+def test_text_that_only_mentions_a_goal_is_no_goal_line() -> None:
+    for text in (
+        "the GOAL: complete line comes later",
+        "GOAL: completely different",
+        "Goal: complete",  # the marker is upper-case, like CMD:
+        "GOAL: find the files",
+        "CMD: echo 'GOAL: complete'",
+        "",
+    ):
+        assert extract_goal(text) is None, text
+
+
+def test_the_first_goal_line_counts_and_controls_are_removed() -> None:
+    text = "GOAL: blocked no \x1b[31mcolour\nGOAL: complete"
+    assert extract_goal(text) == GoalLine("blocked", "no  [31mcolour")
+    long = extract_goal("GOAL: complete " + "x" * 500)
+    assert long is not None and len(long.detail) == 300 and long.detail.endswith("…")

@@ -35,22 +35,23 @@ class NorrisBounds:
 
     @property
     def wall_clock(self) -> str:
-        return "no wall-clock limit" if self.wall_clock_s is None else duration(self.wall_clock_s)
+        return "no wall-clock limit" if self.wall_clock_s is None else _limit(self.wall_clock_s)
 
     def describe(self) -> tuple[str, ...]:
         """Each bound as the user reads it in the start banner."""
         return (
             f"{self.max_steps} steps",
             f"{self.wall_clock} wall clock" if self.wall_clock_s is not None else self.wall_clock,
-            f"{duration(self.command_timeout_s)} per command",
+            f"{_limit(self.command_timeout_s)} per command",
             f"{self.skip_budget} skips in a row",
             "no token cap" if self.token_cap is None else f"{self.token_cap:,} tokens",
             "no cost cap" if self.cost_cap_usd is None else f"${self.cost_cap_usd:g} cost cap",
         )
 
 
-def duration(seconds: float) -> str:
-    """`45s`, `15m`, `1h30m`, `2.5s`."""
+def _limit(seconds: float) -> str:
+    """A configured limit, as round as it was written: `45s`, `15m`, `1h30m`, `2.5s` (the
+    renderer formats measured times its own, more precise way)."""
     if seconds < 60:
         return f"{seconds:g}s"
     minutes, rest = divmod(round(seconds), 60)
