@@ -224,6 +224,7 @@ async def test_skip_tells_the_model_and_lets_it_replan(serve: ServeFn, workdir: 
     assert f"[aish] action skipped by user: rm -rf {workdir}/x" in told
     assert "[aish] not run (after the skipped action): ls" in told
     assert frontend.of(CommandStarted) == []
+    assert f"skipped: rm -rf {workdir}/x" in frontend.statuses()
 
 
 async def test_abort_ends_the_run_with_the_conversation_intact(

@@ -36,6 +36,7 @@ from aish.agent.events import (
     NorrisStarted,
     NorrisStatus,
     NorrisStep,
+    Status,
     UsageRecorded,
 )
 from aish.agent.exchange import Exchange, TurnLog
@@ -262,6 +263,7 @@ class NorrisRun:
                 )
             rest = commands[index + 1 :]
             if not authorization.run:  # skipped
+                self.frontend.render(Status(f"skipped: {command}"))
                 self._dead_ends.add(key)
                 self._note(f"[aish] action skipped by user: {command}")
                 self._not_run(rest, "after the skipped action")
