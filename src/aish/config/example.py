@@ -64,14 +64,14 @@ confirm_cmd = true           # false: provably safe CMD: lines run without askin
 [norris]
 max_norris_steps = 16
 wall_clock_s = 900
-# cost_cap_dollars = 1.0
-# token_cap = 200000
+# cost_cap_dollars = 1.0     # per goal; counts the costs servers report
+# token_cap = 200000         # per goal: prompt + completion tokens of every call
 command_timeout_s = 300      # a step's command is interrupted, then killed, after this
 skip_budget = 3              # consecutive skipped actions before the run stops
 # preplanner = "cloud"       # one call that splits the goal into TASK: lines
 # executor = "fast"          # runs the tasks step by step
 tasks_max = 16
-# preplan_system = "Split the goal into at most %d TASK: lines."
+# preplan_system = "Split the goal into at most {tasks_max} TASK: lines."
 
 # ---- memory across sessions -------------------------------------------------------------
 [memory]
