@@ -30,7 +30,7 @@ from aish.agent.events import (
 from aish.agent.gate import HaltAnswer
 from aish.agent.norris import NorrisResult, NorrisRun
 from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_setup import prepare
+from aish.agent.norris_setup import norris_models
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation
@@ -95,6 +95,8 @@ async def run_norris(
     conversation: Conversation | None = None,
     second_opinion: SecondOpinion | None = None,
     executor: ModelTarget | None = None,
+    planner: ModelTarget | None = None,
+    tasks_max: int = 16,
     tasks: tuple[str, ...] = (),
     log: list[tuple[str, dict[str, Any]]] | None = None,
 ) -> tuple[NorrisResult, Conversation]:
@@ -117,8 +119,10 @@ async def run_norris(
             policy or gate.Policy("norris"),
             bounds or NorrisBounds(),
             second_opinion=second_opinion,
+            planner=planner,
+            tasks_max=tasks_max,
             tasks=tasks,
-            planner="planner" if tasks else None,
+            planned_by="planner" if tasks else None,
         )
         result = await run.run()
     finally:
@@ -324,6 +328,48 @@ async def test_goal_complete_runs_that_replys_actions_first(serve: ServeFn, work
     assert conversation.pending[0].command == "touch done.txt"  # told at the next turn
 
 
+async def test_goal_complete_after_a_failed_action_lets_the_model_see_it_first(
+    serve: ServeFn, workdir: Path
+) -> None:
+    server = serve(steps("CMD: ls missing-dir\nGOAL: complete listed", "GOAL: blocked it is gone"))
+    result, _ = await run_norris(server.url, "list it", workdir, Frontend())
+    assert (result.status, result.steps) == ("blocked", 2)
+    assert "No such file or directory" in last_user_text(chat_requests(server)[1])
+
+
+async def test_goal_complete_after_a_skip_is_not_done(serve: ServeFn, workdir: Path) -> None:
+    server = serve(steps("CMD: rm -rf build\nGOAL: complete removed", "GOAL: blocked kept"))
+    result, _ = await run_norris(server.url, "clean", workdir, Frontend("skip"))
+    assert (result.status, result.steps) == ("blocked", 2)
+
+
+async def test_a_failed_action_may_be_retried_after_a_change(serve: ServeFn, workdir: Path) -> None:
+    server = serve(
+        steps("CMD: ls data", "CMD: mkdir data", "CMD: ls data", "GOAL: complete made it")
+    )
+    frontend = Frontend("proceed")
+    result, _ = await run_norris(server.url, "make data", workdir, frontend)
+    assert (result.status, result.steps) == ("done", 4)
+    assert [e.exit_status for e in frontend.of(CommandFinished)] == [2, 0, 0]
+
+
+async def test_time_at_a_halt_is_the_users_not_the_runs(serve: ServeFn, workdir: Path) -> None:
+    class SlowUser(Frontend):
+        async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
+            await asyncio.sleep(1.5)
+            return await super().halt_action(action, verdict)
+
+    (workdir / "x").mkdir()
+    server = serve(steps("CMD: rm -rf x && sleep 0.5 && echo removed", "GOAL: complete"))
+    frontend = SlowUser("proceed")
+    result, _ = await run_norris(
+        server.url, "remove x", workdir, frontend, bounds=NorrisBounds(wall_clock_s=1.0)
+    )
+    assert result.status == "done"
+    finished = frontend.of(CommandFinished)[0]
+    assert (finished.exit_status, finished.output.strip(), finished.notice) == (0, "removed", None)
+
+
 async def test_the_step_limit_ends_the_run(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls", "CMD: pwd", "CMD: ls -a"))
     result, _ = await run_norris(
@@ -526,9 +572,15 @@ def planning_server(serve: ServeFn, plan_text: str, *step_texts: str) -> Any:
 async def launch(
     config: AishConfig, goal: str, workdir: Path, frontend: Frontend, active: ModelTarget
 ) -> NorrisResult:
-    setup = await prepare(goal, config, active, {}, frontend.render)
+    models = norris_models(config, active, {}, frontend.render)
     result, _ = await run_norris(
-        "", goal, workdir, frontend, executor=setup.executor, tasks=setup.tasks
+        "",
+        goal,
+        workdir,
+        frontend,
+        executor=models.executor,
+        planner=models.planner,
+        tasks_max=config.norris.tasks_max,
     )
     return result
 
@@ -552,7 +604,7 @@ async def test_the_preplanner_plans_and_the_executor_steps_through_the_tasks(
     assert "preplanned 2 tasks via cloud" in frontend.statuses()
     started = frontend.of(NorrisStarted)[0]
     assert started.tasks == ("list the Python files", "count them")
-    assert (started.executor, started.preplanner) == ("local", "planner")
+    assert (started.executor, started.preplanner) == ("local", "cloud")
     assert [(s.task, s.task_index, s.task_count) for s in frontend.of(NorrisStep)] == [
         ("list the Python files", 1, 2),
         ("count them", 2, 2),
@@ -574,6 +626,16 @@ async def test_a_skipped_task_advances_to_the_next(serve: ServeFn, workdir: Path
     result = await launch(planned(server.url), "tidy", workdir, frontend, target(server.url))
     assert result.status == "tasks_complete"
     assert [s.task for s in frontend.of(NorrisStep)] == ["delete the cache", "list what is left"]
+
+
+async def test_a_failed_step_stays_on_its_task(serve: ServeFn, workdir: Path) -> None:
+    server = planning_server(
+        serve, "TASK: look at the logs\nTASK: report", "CMD: ls logs", "CMD: ls", "CMD: pwd"
+    )
+    frontend = Frontend()
+    result = await launch(planned(server.url), "look", workdir, frontend, target(server.url))
+    assert result.status == "tasks_complete"
+    assert [s.task_index for s in frontend.of(NorrisStep)] == [1, 1, 2]
 
 
 async def test_an_over_long_plan_is_capped(serve: ServeFn, workdir: Path) -> None:
@@ -638,8 +700,8 @@ async def test_a_missing_executor_preset_falls_back_to_the_active_model(
         }
     )
     frontend = Frontend()
-    setup = await prepare("x", config, target(server.url), {}, frontend.render)
-    assert setup.executor.name == "local"
+    models = norris_models(config, target(server.url), {}, frontend.render)
+    assert models.executor.name == "local"
     assert frontend.statuses() == [
         "no model preset 'gone' (norris.executor); the steps run on local"
     ]

@@ -61,6 +61,8 @@ def test_text_that_only_mentions_a_goal_is_no_goal_line() -> None:
         "Goal: complete",  # the marker is upper-case, like CMD:
         "GOAL: find the files",
         "CMD: echo 'GOAL: complete'",
+        "GOAL: Complete the TODOs in foo.py",  # a restated goal, not a report
+        "GOAL: achieved? not yet, continuing",
         "",
     ):
         assert extract_goal(text) is None, text
@@ -69,5 +71,11 @@ def test_text_that_only_mentions_a_goal_is_no_goal_line() -> None:
 def test_the_first_goal_line_counts_and_controls_are_removed() -> None:
     text = "GOAL: blocked no \x1b[31mcolour\nGOAL: complete"
     assert extract_goal(text) == GoalLine("blocked", "no  [31mcolour")
-    long = extract_goal("GOAL: complete " + "x" * 500)
+    long = extract_goal("GOAL: complete: " + "x" * 500)
     assert long is not None and len(long.detail) == 300 and long.detail.endswith("…")
+
+
+def test_a_summary_on_the_next_lines_stops_at_the_paragraph_and_skips_actions() -> None:
+    text = "GOAL: complete\nCMD: ls\nAll 3 files\nare counted.\n\nAnything else?"
+    assert extract_goal(text) == GoalLine("complete", "All 3 files are counted.")
+    assert extract_goal("GOAL: complete (3 files)") == GoalLine("complete", "(3 files)")

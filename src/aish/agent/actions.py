@@ -54,36 +54,67 @@ class GoalLine:
 
 
 # `GOAL: complete`, `**GOAL:** blocked – no network`, `- GOAL: done.` …; the marker is
-# upper-case like CMD:, the state word any case.
+# upper-case like CMD:, the state word any case. Text may follow a finished goal's word after
+# punctuation, or directly when the word is written as the marker says (`complete 3 files`,
+# `COMPLETE 3 files`): `GOAL: Complete the TODOs` restates a goal, it does not report one.
 _GOAL_LINE = re.compile(
     r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?[*_`]*GOAL:[*_`]*\s*[*_`]*"
-    r"(?P<state>(?i:completed?|done|achieved|blocked))\b[*_`.!]*"
-    r"(?P<detail>.*)$"
+    r"(?:(?P<done>(?i:completed?|done|achieved))[*_`]*"
+    r"(?P<summary>(?:\s*[.!:;,—–(-].*)?|\s+\S.*)"
+    r"|(?P<blocked>(?i:blocked))\b[*_`]*(?P<reason>.*))\s*$"
 )
 # Around the summary or reason: separators before it, emphasis after it (its own full stop stays).
-_DETAIL_LEAD = " \t*_`-–—:.;"
+_DETAIL_LEAD = " \t*_`-–—:.;,!"
 _DETAIL_TAIL = " \t*_`"
 _SUMMARY_MAX = 300
 
 
 def extract_goal(text: str) -> GoalLine | None:
     """The first `GOAL:` line of a reply, if any. A complete goal's summary is the rest of its
-    line, else the text after it; a blocked goal's reason is the rest of its line (or the next
-    line when the model put it there)."""
+    line, else the paragraph after it; a blocked goal's reason is the rest of its line, else
+    the next line."""
     lines = text.split("\n")
     for index, line in enumerate(lines):
         match = _GOAL_LINE.match(line.removesuffix("\r"))
-        if match is None:
+        if match is None or _restates_a_goal(match):
             continue
-        state: Literal["complete", "blocked"] = (
-            "blocked" if match.group("state").lower() == "blocked" else "complete"
-        )
-        detail = match.group("detail").lstrip(_DETAIL_LEAD).rstrip(_DETAIL_TAIL)
+        state: Literal["complete", "blocked"] = "blocked" if match["blocked"] else "complete"
+        detail = _tidy(match["reason"] if match["blocked"] else match["summary"])
         if not detail:
-            following = [rest.strip() for rest in lines[index + 1 :] if rest.strip()]
-            detail = " ".join(following[:1] if state == "blocked" else following)
-        detail = _CONTROL.sub(" ", detail).lstrip(_DETAIL_LEAD).rstrip(_DETAIL_TAIL)
+            following = _paragraph_after(lines, index)
+            detail = _tidy(" ".join(following[:1] if state == "blocked" else following))
         if len(detail) > _SUMMARY_MAX:
             detail = detail[: _SUMMARY_MAX - 1] + "…"
         return GoalLine(state, detail)
     return None
+
+
+def _restates_a_goal(match: re.Match[str]) -> bool:
+    """`GOAL: Complete the TODOs`: a sentence (Titlecase word, then words), not a report."""
+    word, summary = match["done"], match["summary"]
+    return (
+        bool(word)
+        and word.istitle()
+        and bool(summary)
+        and summary[:1].isspace()
+        and (summary.strip()[:1].isalnum())
+    )
+
+
+def _tidy(text: str) -> str:
+    return _CONTROL.sub(" ", text).lstrip(_DETAIL_LEAD).rstrip(_DETAIL_TAIL)
+
+
+def _paragraph_after(lines: list[str], index: int) -> list[str]:
+    """The text lines after `index` up to the next blank line (other actions left out)."""
+    found: list[str] = []
+    for line in lines[index + 1 :]:
+        text = line.strip()
+        if not text:
+            if found:
+                break
+            continue
+        if _CMD_LINE.match(text) or _GOAL_LINE.match(text):
+            continue
+        found.append(text)
+    return found

@@ -7,12 +7,20 @@ each through the gate in Norris mode (or headless mode for `aish goal`): `safe` 
 abort. What ran — output, exit status, cwd — goes into the next step's message; so does a skip
 ("[aish] action skipped by user: …"). Commands run in the agent's own shell (`AgentShell`).
 
-A run ends as `done` (GOAL: complete, after that reply's actions ran), `blocked` (GOAL:
-blocked), `stalled` (no action and no GOAL line), `aborted` (the user), `stuck` (an action
-proposed again after it failed or was skipped), `tasks_complete` (every preplanned task had its
-step), `budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted`
-(headless: an action needed a person) or `failed` (the model could not be reached). After a
-failed command or a skip the rest of that reply is not run: the model re-plans from the result.
+With a preplanner the run first asks it for tasks (`preplan`); each step then names the current
+one, and the run moves to the next task after a step whose actions all succeeded, or one the
+user skipped; a failed step stays on its task.
+
+A run ends as `done` (GOAL: complete, once that reply's actions all ran and succeeded — if one
+failed or was skipped the model sees that first), `blocked` (GOAL: blocked), `stalled` (no action
+and no GOAL line), `aborted` (the user), `stuck` (an action proposed again after it was skipped,
+or after it failed with nothing changed since), `tasks_complete` (every task done),
+`budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted` (headless:
+an action needed a person) or `failed` (the model could not be reached). After a failed command
+or a skip the rest of that reply is not run: the model re-plans from the result.
+
+Time spent waiting for the user at a HALT does not count against the wall clock, and a command
+the user approved gets the whole per-command timeout: the bound is for the agent, not the person.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import GoalLine, extract_commands, extract_goal
@@ -74,6 +82,10 @@ class NorrisResult:
     pending_action: str | None = None
 
 
+# How a step's actions went: all ran and succeeded, the user skipped one, or one failed.
+_Outcome = Literal["ok", "skipped", "failed"]
+
+
 class _End(Exception):
     """Ends the run from anywhere in a step."""
 
@@ -100,17 +112,23 @@ class _Spending:
 
 @dataclass
 class _HaltAtStep:
-    """The frontend's HALT question, preceded by the banner naming the step."""
+    """The frontend's HALT question, preceded by the banner naming the step; says how long
+    the user took (that time is theirs, not the run's)."""
 
     frontend: NorrisFrontend
     step: int
     max_steps: int
+    waited: Callable[[float], None]
 
     async def halt_action(self, action: str, verdict: Verdict) -> gate.HaltAnswer:
         self.frontend.render(
             Halt(self.step, self.max_steps, action, verdict.level, tuple(verdict.reasons))
         )
-        return await self.frontend.halt_action(action, verdict)
+        asked = time.monotonic()
+        try:
+            return await self.frontend.halt_action(action, verdict)
+        finally:
+            self.waited(time.monotonic() - asked)
 
 
 @dataclass
@@ -128,43 +146,75 @@ class NorrisRun:
     policy: gate.Policy
     bounds: NorrisBounds = field(default_factory=NorrisBounds)
     second_opinion: SecondOpinion | None = None
-    # The preplanned tasks (none: a single-model run) and the preset that planned them.
+    # Asked for tasks when the run starts (norris.preplanner); None: a single-model run.
+    planner: ModelTarget | None = None
+    tasks_max: int = 16
+    preplan_system: str | None = None
+    # Tasks planned already (then the planner is not asked) and who planned them.
     tasks: tuple[str, ...] = ()
-    planner: str | None = None
+    planned_by: str | None = None
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
         self._started = 0.0
+        self._waiting_s = 0.0  # at HALT prompts
         self._step = 0
         self._task = 0  # index into the plan's tasks
         self._skips_in_a_row = 0
-        # Actions that failed or were skipped: proposing one again means the run is stuck.
+        # Proposing one of these again means the run is stuck: actions the user skipped, and
+        # actions that failed (until something that may change things ran successfully).
         self._dead_ends: set[str] = set()
+        self._failed: set[str] = set()
 
     async def run(self) -> NorrisResult:
         self._started = time.monotonic()
-        tasks = self.tasks
-        self.frontend.render(
-            NorrisStarted(self.goal, self.bounds.describe(), self.target.name, tasks, self.planner)
-        )
-        self.log("norris_start", {"goal": self.goal, "model": self.target.name, "tasks": tasks})
         try:
+            await self._plan()
+            tasks = self.tasks
+            self.frontend.render(
+                NorrisStarted(
+                    self.goal, self.bounds.describe(), self.target.name, tasks, self.planned_by
+                )
+            )
+            self.log("norris_start", {"goal": self.goal, "model": self.target.name, "tasks": tasks})
             status, reason, pending = await self._steps()
         except asyncio.CancelledError:
             self._finish("aborted", "interrupted (Ctrl-C)", None)
             raise
         return self._finish(status, reason, pending)
 
+    async def _plan(self) -> None:
+        if self.planner is None or self.tasks:
+            return
+        from aish.agent.preplan import preplan
+
+        try:
+            async with asyncio.timeout(_finite(self._remaining_s())):
+                plan = await preplan(
+                    self.goal,
+                    self.planner,
+                    tasks_max=self.tasks_max,
+                    system=self.preplan_system,
+                    on_event=self._spending.render,
+                )
+        except TimeoutError:
+            limit = self.bounds.wall_clock
+            self.frontend.render(Status(f"preplan failed: no plan within {limit}"))
+            return
+        self.frontend.render(Status(plan.status))
+        self.tasks = plan.tasks
+        self.planned_by = plan.preset if plan.tasks else None
+
     async def _steps(self) -> tuple[NorrisStatus, str, str | None]:
         try:
             while True:
                 self._check_bounds()
-                goal = await self._one_step()
-                if goal is not None:
-                    if goal.state == "blocked":
-                        return "blocked", goal.detail or "the model gave no reason", None
+                goal, outcome = await self._one_step()
+                if goal is not None and goal.state == "blocked":
+                    return "blocked", goal.detail or "the model gave no reason", None
+                if goal is not None and outcome == "ok":
                     return "done", goal.detail or "the model says the goal is complete", None
-                if self.tasks:
+                if self.tasks and outcome != "failed":
                     self._task += 1
         except _End as end:
             return end.status, end.reason, end.pending
@@ -186,11 +236,15 @@ class NorrisRun:
     def _remaining_s(self) -> float:
         if self.bounds.wall_clock_s is None:
             return float("inf")
-        return self.bounds.wall_clock_s - (time.monotonic() - self._started)
+        used = time.monotonic() - self._started - self._waiting_s
+        return self.bounds.wall_clock_s - used
+
+    def _waited(self, seconds: float) -> None:
+        self._waiting_s += seconds
 
     # ---- one step ----------------------------------------------------------------------------
 
-    async def _one_step(self) -> GoalLine | None:
+    async def _one_step(self) -> tuple[GoalLine | None, _Outcome]:
         self._step += 1
         facts = self._facts()
         self.frontend.render(
@@ -216,7 +270,7 @@ class NorrisRun:
         said = complete_lines(reply)
         goal = extract_goal(said)
         if goal is not None and goal.state == "blocked":
-            return goal  # nothing more is run for a model that says it cannot go on
+            return goal, "ok"  # nothing more is run for a model that says it cannot go on
         commands = extract_commands(said)
         if reply.tool_calls:
             # No tools are offered to Norris yet: say so, so the model uses CMD: lines.
@@ -224,8 +278,7 @@ class NorrisRun:
                 self._note(f"[aish] no tools are available here; {call.name} was not called")
         if not commands and goal is None and not reply.tool_calls:
             raise _End("stalled", "the reply proposed no action and no GOAL line")
-        await self._dispatch(commands)
-        return goal
+        return goal, await self._dispatch(commands)
 
     def _facts(self) -> StepFacts:
         tasks = self.tasks
@@ -236,10 +289,10 @@ class NorrisRun:
             self.goal, self._step, self.bounds.max_steps, tasks[index], index + 1, len(tasks)
         )
 
-    async def _dispatch(self, commands: list[str]) -> None:
+    async def _dispatch(self, commands: list[str]) -> _Outcome:
         for index, command in enumerate(commands):
             key = " ".join(command.split())
-            if key in self._dead_ends:
+            if key in self._dead_ends or key in self._failed:
                 raise _End("stuck", f"proposed again after it failed or was skipped: {command}")
             authorization = await self._authorize(command)
             outcome = authorization.outcome
@@ -268,26 +321,29 @@ class NorrisRun:
                 self._note(f"[aish] action skipped by user: {command}")
                 self._not_run(rest, "after the skipped action")
                 self._skips_in_a_row += 1
-                budget = self.bounds.skip_budget
-                if self._skips_in_a_row >= max(budget, 1):
+                if self._skips_in_a_row >= self.bounds.skips_allowed:
                     raise _End(
                         "budget_exhausted",
                         f"{self._skips_in_a_row} actions skipped in a row (norris.skip_budget)",
                     )
-                return
+                return "skipped"
             self._skips_in_a_row = 0
             run = await self._run(authorization)
             if run.exit_status != 0:
-                self._dead_ends.add(key)
+                self._failed.add(key)
                 self._not_run(rest, "after the failure above")
-                return
+                return "failed"
+            if authorization.verdict.level != "safe":
+                # It may have changed something: trying a failed action again is no loop now.
+                self._failed.clear()
+        return "ok"
 
     async def _authorize(self, command: str) -> gate.Authorization:
         authorization = await gate.authorize(
             gate.ProposedCommand(command),
             self.policy,
             judge=self._judge if self.second_opinion is not None else None,
-            halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps),
+            halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
         )
         verdict = authorization.verdict
         self.log(
@@ -316,7 +372,11 @@ class NorrisRun:
 
     async def _run(self, authorization: gate.Authorization) -> CommandRun:
         self.frontend.render(CommandStarted(authorization.command, authorization.verdict.level))
-        timeout = min(self.bounds.command_timeout_s, max(self._remaining_s(), 0.1))
+        timeout = self.bounds.command_timeout_s
+        if authorization.outcome == "auto":
+            # Unattended commands also stop at the wall clock; one the user approved runs
+            # its course (cutting a deletion short would be worse than letting it finish).
+            timeout = min(timeout, max(self._remaining_s(), 0.1))
         run = await self.run_authorized(authorization, timeout)
         self.frontend.render(
             CommandFinished(
@@ -324,7 +384,9 @@ class NorrisRun:
             )
         )
         self.conversation.note_command(run)
-        self.log("command", {**run_payload(run), "norris_step": self._step})
+        # `shell: agent`: it ran in the agent's shell, so resuming the session must not take
+        # its cwd for the user's shell.
+        self.log("command", {**run_payload(run), "norris_step": self._step, "shell": "agent"})
         return run
 
     def _note(self, text: str) -> None:

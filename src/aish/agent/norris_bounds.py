@@ -34,6 +34,11 @@ class NorrisBounds:
         )
 
     @property
+    def skips_allowed(self) -> int:
+        """Consecutive skips that end the run (0 configured: the first skip already does)."""
+        return max(self.skip_budget, 1)
+
+    @property
     def wall_clock(self) -> str:
         return "no wall-clock limit" if self.wall_clock_s is None else _limit(self.wall_clock_s)
 
@@ -43,7 +48,7 @@ class NorrisBounds:
             f"{self.max_steps} steps",
             f"{self.wall_clock} wall clock" if self.wall_clock_s is not None else self.wall_clock,
             f"{_limit(self.command_timeout_s)} per command",
-            f"{self.skip_budget} skips in a row",
+            f"{self.skips_allowed} skip{'s' if self.skips_allowed != 1 else ''} in a row",
             "no token cap" if self.token_cap is None else f"{self.token_cap:,} tokens",
             "no cost cap" if self.cost_cap_usd is None else f"${self.cost_cap_usd:g} cost cap",
         )

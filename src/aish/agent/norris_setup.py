@@ -1,9 +1,9 @@
-"""Before a Norris run: which model executes the steps, and the preplanned tasks if any.
+"""Before a Norris run: which model executes the steps, and which one plans them.
 
 `norris.executor` names the preset that runs the steps (with or without a preplanner); when it
 is unset, missing or unusable the active model does, and a missing or unusable one is said.
-`norris.preplanner` names the preset asked once for a plan; whatever goes wrong there, the
-run goes on single-model and the user is told why.
+`norris.preplanner` names the preset the run asks once for a plan (see `preplan`); when it is
+missing or unusable the run goes on single-model and the user is told why.
 """
 
 from __future__ import annotations
@@ -21,48 +21,32 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class NorrisSetup:
+class NorrisModels:
     executor: ModelTarget
-    tasks: tuple[str, ...] = ()
-    planner: str | None = None  # the preset that made the plan (None: no plan)
+    planner: ModelTarget | None = None  # None: a single-model run
 
 
-async def prepare(
-    goal: str,
+def norris_models(
     config: AishConfig,
     active: ModelTarget,
     env: Mapping[str, str],
     on_event: Callable[[AgentEvent], None],
-) -> NorrisSetup:
-    """The executor target and the plan; every problem is a `Status`, never an error."""
+) -> NorrisModels:
+    """The executor and the planner; every problem is a `Status`, never an error."""
     executor = _executor(config, active, env, on_event)
-    norris = config.norris
-    if norris.preplanner is None:
-        return NorrisSetup(executor)
-    if norris.preplanner not in config.models:
-        on_event(
-            Status(
-                f"no model preset '{norris.preplanner}' (norris.preplanner); running single-model"
-            )
-        )
-        return NorrisSetup(executor)
-    from aish.agent.preplan import preplan
+    name = config.norris.preplanner
+    if name is None:
+        return NorrisModels(executor)
+    if name not in config.models:
+        on_event(Status(f"no model preset '{name}' (norris.preplanner); running single-model"))
+        return NorrisModels(executor)
     from aish.config.targets import resolve_target
 
     try:
-        planner = resolve_target(config, norris.preplanner, env)
+        return NorrisModels(executor, resolve_target(config, name, env))
     except ConfigError as error:
         on_event(Status(f"preplan failed: {error}; running single-model"))
-        return NorrisSetup(executor)
-    plan = await preplan(
-        goal,
-        planner,
-        tasks_max=norris.tasks_max,
-        system=norris.preplan_system,
-        on_event=on_event,
-    )
-    on_event(Status(plan.status))
-    return NorrisSetup(executor, plan.tasks, plan.preset if plan.tasks else None)
+        return NorrisModels(executor)
 
 
 def _executor(

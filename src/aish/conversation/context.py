@@ -173,6 +173,7 @@ def _run_from(payload: Mapping[str, Any]) -> CommandRun:
         output=str(payload.get("output", "")),
         source=source,
         notice=payload.get("notice"),
+        asked=bool(payload.get("asked", True)),
     )
 
 
@@ -187,4 +188,5 @@ def run_payload(run: CommandRun) -> dict[str, Any]:
         "output": run.output,
         "source": run.source,
         "notice": run.notice,
+        "asked": run.asked,
     }

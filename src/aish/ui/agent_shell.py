@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
 from aish.conversation.context import CommandRun
@@ -71,10 +71,25 @@ class AgentShell:
         env: Mapping[str, str] | None = None,
         max_lines: int = 200,
         max_bytes: int = 16384,
+        on_notice: Callable[[str], None] | None = None,
     ) -> AgentShell:
+        """Started like the user's shell; bash when the configured shell cannot run (the
+        user's own shell already said so)."""
         from aish.shell.session import ShellSession
 
-        session = await ShellSession.start(shell=shell, cwd=cwd, env=env, rows=_ROWS, cols=_COLUMNS)
+        options: dict[str, Any] = {
+            "cwd": cwd,
+            "env": env,
+            "rows": _ROWS,
+            "cols": _COLUMNS,
+            "on_notice": on_notice,
+        }
+        try:
+            session = await ShellSession.start(shell=shell, **options)
+        except (ValueError, OSError):
+            if shell is None:
+                raise
+            session = await ShellSession.start(shell="bash", **options)
         return cls(session, max_lines=max_lines, max_bytes=max_bytes)
 
     @property
@@ -105,18 +120,21 @@ class AgentShell:
         running = asyncio.ensure_future(
             self.session.run(command, max_lines=self.max_lines, max_bytes=self.max_bytes)
         )
+        # Whatever happens to this call, the command's own failure is read (never "never
+        # retrieved" on the terminal).
+        running.add_done_callback(_retrieve)
         try:
             done, _ = await asyncio.wait({running}, timeout=timeout_s)
         except asyncio.CancelledError:
-            await self._stop(running)
+            await _unstoppable(self._stop(running))
             raise
         notice = None
         if not done:
-            await self._stop(running)
+            await _unstoppable(self._stop(running))
             notice = f"stopped: it ran past the {timeout_s:g}s per-command timeout"
         try:
             result = running.result()
-        except Exception as error:  # the shell died or could not be reached
+        except BaseException as error:  # the shell died, could not be reached, or hung
             _log.warning("agent shell failed running %r", command, exc_info=True)
             return CommandRun(
                 command,
@@ -142,3 +160,24 @@ class AgentShell:
             await asyncio.wait_for(asyncio.shield(running), self.kill_grace_s + 3.0)
         if not running.done():
             running.cancel()
+            with contextlib.suppress(BaseException):
+                await running
+
+
+async def _unstoppable(stopping: Coroutine[Any, Any, None]) -> None:
+    """Run a stop sequence to its end even when cancelled again (a second Ctrl-C must not
+    leave the command running without its SIGKILL), then let the cancellation through."""
+    task = asyncio.ensure_future(stopping)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+def _retrieve(future: asyncio.Future[CommandResult]) -> None:
+    if not future.cancelled():
+        future.exception()

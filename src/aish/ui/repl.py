@@ -173,7 +173,7 @@ class Repl:
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
         from aish.agent.norris import NorrisRun
         from aish.agent.norris_bounds import NorrisBounds
-        from aish.agent.norris_setup import prepare
+        from aish.agent.norris_setup import norris_models
         from aish.config import resolve_target
         from aish.llm.errors import ConfigError
         from aish.ui.agent_shell import AgentShell
@@ -185,19 +185,20 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
+        models = norris_models(config, active, os.environ, self._view.render)
         with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
-            setup = await prepare(goal, config, active, os.environ, self._view.render)
             agent = await AgentShell.start(
                 self.shell_cwd(),
                 shell=config.ui.shell,
                 max_lines=config.context.output_max_lines,
                 max_bytes=config.context.output_max_bytes,
+                on_notice=self._view.status,
             )
             try:
                 run = NorrisRun(
                     goal,
                     self.conversation,
-                    setup.executor,
+                    models.executor,
                     self._view,
                     agent.run_authorized,
                     lambda: agent.cwd,
@@ -205,8 +206,9 @@ class Repl:
                     self._norris_policy,
                     NorrisBounds.from_config(config.norris),
                     second_opinion=self._second_opinion,
-                    tasks=setup.tasks,
-                    planner=setup.planner,
+                    planner=models.planner,
+                    tasks_max=config.norris.tasks_max,
+                    preplan_system=config.norris.preplan_system,
                 )
                 await run.run()
             finally:
@@ -386,7 +388,12 @@ class Repl:
         self.conversation = Conversation.replay(self.conversation.system_prompt, turns)
         if not model_given and self._session.model in self._loaded.config.models:
             self._model = self._session.model
-        cwds = [str(p.get("cwd_after", "")) for k, p in turns if k == "command"]
+        # The user's shell resumes where the user's own commands left it, not the agent's.
+        cwds = [
+            str(p.get("cwd_after", ""))
+            for k, p in turns
+            if k == "command" and p.get("shell") != "agent"
+        ]
         last_cwd = next((c for c in reversed(cwds) if c), self._session.cwd)
         if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
             self._start_cwd = last_cwd
