@@ -75,7 +75,7 @@ def test_ctrl_c_aborts_a_running_step_and_c_n_toggles_the_mode(
     server = serve(
         {
             "rules": [
-                {"when": {"user": "Goal: wait"}, "reply": {"text": "CMD: sleep 30"}},
+                {"when": {"user": "Goal: wait"}, "reply": {"text": "CMD: sleep 30.17"}},
                 {"when": {"user": "Goal: count"}, "reply": {"text": "GOAL: complete 0 files"}},
             ]
         }
@@ -85,12 +85,12 @@ def test_ctrl_c_aborts_a_running_step_and_c_n_toggles_the_mode(
     aish.wait_prompt()
 
     aish.type_line(":norris wait")
-    aish.expect(r"\$ sleep 30")
-    assert eventually_running("sleep 30")
+    aish.expect(r"\$ sleep 30.17")
+    assert eventually_running("sleep 30.17")
     aish.child.send("\x03")
     aish.expect("norris aborted", timeout=10)
     aish.wait_prompt(timeout=10)
-    assert not running("sleep 30")  # the agent's command was stopped with the run
+    assert not running("sleep 30.17")  # the agent's command was stopped with the run
 
     # C-n on an empty line: the mode is on (⚡) and the next line for the model is a goal.
     aish.child.send("\x0e")
