@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_HALTED = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
@@ -93,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     subs.add_parser(
         "doctor", parents=[common], help="show config sources, presets and whether they answer"
     )
+    _add_goal(subs, common)
     route = subs.add_parser(
         "route",
         help="say whether a line would run in the shell or go to the model, and why",
@@ -102,6 +104,44 @@ def _parser() -> argparse.ArgumentParser:
     route.add_argument("text", nargs="*", help="the line to route (default: read stdin)")
     _add_safety(subs)
     return parser
+
+
+def _add_goal(
+    subs: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    goal = subs.add_parser(
+        "goal",
+        parents=[common],
+        help="pursue a goal autonomously (Norris) without a terminal",
+        description="Pursue a goal step by step in a shell of its own, as :norris does, with "
+        "nobody to ask. Without --yes-safe nothing runs: the first action halts. An action "
+        "that needs a person (anything that may change or delete something) is never run: the "
+        "run halts with it pending. Exit status: 0 done, 3 halted, 1 any other end, "
+        "2 usage or configuration error, 130 interrupted.",
+    )
+    goal.add_argument("goal", nargs="*", help="the goal")
+    goal.add_argument(
+        "--yes-safe",
+        action="store_true",
+        help="run read-only (safe) actions, and unknown ones the second opinion clears",
+    )
+    goal.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        metavar="N",
+        help="at most N steps (default: norris.max_norris_steps)",
+    )
+    goal.add_argument("--json", action="store_true", help="print events as JSON lines")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
 
 
 def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -299,6 +339,52 @@ def _run_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# How each end of a run exits: a halt is 3, so a script can tell "needs a person" apart.
+_GOAL_EXITS = {"done": EXIT_OK, "tasks_complete": EXIT_OK, "halted": EXIT_HALTED}
+
+
+def _run_goal(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from aish.config import resolve_target
+    from aish.llm.errors import ConfigError
+    from aish.ui.goal_printer import GoalPrinter
+    from aish.ui.goal_run import GoalOptions, run_goal
+
+    goal = " ".join(args.goal).strip()
+    if not goal:
+        print('aish: no goal: aish goal "<goal>"', file=sys.stderr)
+        return EXIT_USAGE
+    loaded = _load(args)
+    try:
+        target = resolve_target(loaded.config, args.model, os.environ)
+    except ConfigError as error:
+        if str(error) not in loaded.warnings:  # "no model configured" was already said
+            print(f"aish: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    no_color = bool(os.environ.get("NO_COLOR"))
+    printer = GoalPrinter(
+        sys.stdout,
+        sys.stderr,
+        json_mode=args.json,
+        color=sys.stdout.isatty() and not no_color,
+        err_color=sys.stderr.isatty() and not no_color,
+        show_reasoning=loaded.config.ui.show_reasoning != "hide",
+        terminal=sys.stdout.isatty(),
+        yes_safe=args.yes_safe,
+    )
+    options = GoalOptions(goal, yes_safe=args.yes_safe, max_steps=args.max_steps)
+    try:
+        # Ctrl-C cancels the run: it reports `aborted`, stops its command, closes its shell.
+        result = asyncio.run(run_goal(options, loaded.config, target, printer))
+    except KeyboardInterrupt:
+        printer.close()
+        return EXIT_INTERRUPTED
+    printer.close()
+    return _GOAL_EXITS.get(result.status, EXIT_FAILED)
+
+
 def _prompt_facts() -> PromptFacts:
     import os
     import platform
@@ -379,6 +465,7 @@ def _keys_by_source(sources: dict[str, str]) -> dict[str, list[str]]:
 _COMMANDS = {
     "shell": _run_shell,
     "ask": _run_ask,
+    "goal": _run_goal,
     "init": _run_init,
     "doctor": _run_doctor,
     "route": _run_route,

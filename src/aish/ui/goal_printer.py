@@ -1,0 +1,264 @@
+"""How `aish goal` shows a headless Norris run: the terminal's look, or JSON lines.
+
+Text: the model's streamed text and the run's banner, step lines, command frames, HALT banner
+and summary (drawn by `norris_view`, as in the REPL) on stdout, coloured only on a terminal
+without `NO_COLOR`; aish's own notices as `[aish] …` lines and failures as `aish: …` on
+stderr. `--json`: one object per event and line on stdout, `{"event": "<name>", …fields}`,
+ending with `norris_end` (which carries `pending_action`); nothing else goes to stdout.
+
+Either way, a run that halted ends with the action that needs a person on stderr, so a script
+that only shows stderr still says what stopped it and why. Nobody is there to answer a HALT:
+`halt_action` exists for the protocol and answers `abort` (the headless gate refuses instead
+of asking, so it is never called).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import asdict
+from typing import TYPE_CHECKING, TextIO
+
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    CommandFinished,
+    CommandProposed,
+    CommandStarted,
+    Halt,
+    NorrisEnded,
+    NorrisStarted,
+    NorrisStep,
+    ReplyFinished,
+    RequestFailed,
+    Retrying,
+    Status,
+    ToolCallProposed,
+    UsageRecorded,
+)
+from aish.agent.gate import HaltAnswer, Verdict
+from aish.ui.cmd_lines import CmdLineSplitter
+from aish.ui.norris_view import NORRIS_EVENTS, norris_pieces
+from aish.ui.visible_text import visible
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# The names of `--json` events: those `aish ask` also prints share its names.
+JSON_EVENTS: dict[type, str] = {
+    AssistantDelta: "text",
+    AssistantReasoning: "reasoning",
+    ToolCallProposed: "tool_call",
+    CommandProposed: "command",
+    Retrying: "retrying",
+    UsageRecorded: "usage",
+    ReplyFinished: "finish",
+    RequestFailed: "error",
+    Status: "status",
+    NorrisStarted: "norris_start",
+    NorrisStep: "norris_step",
+    CommandStarted: "command_start",
+    CommandFinished: "command_end",
+    Halt: "halt",
+    NorrisEnded: "norris_end",
+}
+
+
+def json_name(event: AgentEvent) -> str:
+    """The event's `--json` name; one added to the agent later gets its class name, snake_case,
+    rather than stopping the run."""
+    kind = type(event)
+    return JSON_EVENTS.get(kind) or re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
+
+
+# Backoffs pass quietly; a long wait, such as a server's Retry-After, is worth a line.
+_ANNOUNCED_RETRY_S = 2.0
+
+
+class GoalPrinter:
+    """A `NorrisFrontend` without a person: prints the run, answers no questions."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        json_mode: bool = False,
+        color: bool = False,
+        err_color: bool = False,
+        show_reasoning: bool = True,
+        terminal: bool = False,
+        yes_safe: bool = False,
+        width: int | None = None,
+    ) -> None:
+        self._out = out
+        self._err = err
+        self._json = json_mode
+        self._color = color and not json_mode
+        self._err_color = err_color
+        self._terminal = terminal or self._color
+        self._show_reasoning = show_reasoning
+        self._yes_safe = yes_safe
+        self._width = width  # None: the terminal's, read for each frame
+        self._splitter = CmdLineSplitter()
+        self._ends_with_newline = True
+        self._reply_text_shown = False
+        self._reasoning_open = False
+        self._halt: Halt | None = None
+        self._consoles: dict[int, Console] = {}
+
+    # ---- the frontend ------------------------------------------------------------------------
+
+    def render(self, event: AgentEvent) -> None:
+        if isinstance(event, Halt):
+            self._halt = event
+        if self._json:
+            self._render_json(event)
+        else:
+            self._render_text(event)
+        if isinstance(event, NorrisEnded) and event.status == "halted":
+            self._report_halt(event)
+
+    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
+        return "abort"  # nobody to ask: never run what needed a person
+
+    def warn(self, text: str) -> None:
+        """A problem of aish's own (the session log is unavailable, …): one line on stderr."""
+        self.close()
+        self._err.write(f"aish: {visible(text)}\n")
+        self._err.flush()
+
+    def note(self, text: str) -> None:
+        """An aside for a person reading the run (`[aish] …` on stderr); not part of the
+        JSON stream, which ends with `norris_end`."""
+        if not self._json:
+            self._status(text)
+
+    def close(self) -> None:
+        """End the reply's last line and any open reasoning line."""
+        self._close_reasoning()
+        if not self._json:
+            for piece in self._splitter.flush():
+                self._write(piece.text, command=piece.is_command_line)
+            if not self._ends_with_newline:
+                self._write("\n")
+        self._out.flush()
+
+    # ---- text --------------------------------------------------------------------------------
+
+    def _render_text(self, event: AgentEvent) -> None:
+        if isinstance(event, AssistantDelta):
+            self._close_reasoning()
+            self._reply_text_shown = True
+            for piece in self._splitter.feed(self._shown(event.text)):
+                self._write(piece.text, command=piece.is_command_line)
+        elif isinstance(event, AssistantReasoning):
+            self._reasoning(event.text)
+        elif isinstance(event, ReplyFinished):
+            self.close()
+            if event.cut and self._reply_text_shown:
+                self._status("reply cut short")
+            self._reply_text_shown = False
+        elif isinstance(event, Retrying):
+            if event.wait_s >= _ANNOUNCED_RETRY_S:
+                self._status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
+        elif isinstance(event, RequestFailed):
+            self.warn(event.message)
+        elif isinstance(event, Status):
+            self._status(event.text)
+        elif isinstance(event, NORRIS_EVENTS):
+            self.close()  # a frame or banner never starts mid-line
+            if isinstance(event, NorrisEnded) and event.status == "aborted" and self._terminal:
+                self._write("\n")  # after the `^C` the terminal echoed
+            width = self._width or shutil.get_terminal_size().columns
+            for text, style in norris_pieces(event, width=width):
+                self._write(text, style=style)
+        # Usage, tool calls (Norris offers no tools yet) and proposals are in the frames.
+
+    def _reasoning(self, text: str) -> None:
+        if not self._show_reasoning:
+            return
+        # Reasoning goes to stderr so a piped transcript stays the run itself.
+        self._reasoning_open = True
+        if self._err_color:
+            self._console(self._err).print(visible(text), style="dim", end="", markup=False)
+        else:
+            self._err.write(visible(text) if self._terminal else text)
+        self._err.flush()
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning_open:
+            self._reasoning_open = False
+            self._err.write("\n")
+            self._err.flush()
+
+    def _status(self, text: str) -> None:
+        self.close()
+        self._err.write(f"[aish] {visible(text)}\n")
+        self._err.flush()
+
+    def _shown(self, text: str) -> str:
+        # On a terminal, model text must not drive it; piped output stays exactly as sent.
+        return visible(text) if self._terminal else text
+
+    def _write(self, text: str, *, style: str = "", command: bool = False) -> None:
+        if not text:
+            return
+        if self._color and (style or command):
+            style = "bold cyan" if command else style
+            self._console(self._out).print(text, style=style, end="", markup=False)
+        else:
+            self._out.write(text)
+        self._out.flush()
+        self._ends_with_newline = text.endswith("\n")
+
+    def _console(self, stream: TextIO) -> Console:
+        console = self._consoles.get(id(stream))
+        if console is None:
+            from rich.console import Console  # rich loads only when there is colour to show
+
+            # The caller decided there is a terminal to colour (and no NO_COLOR).
+            console = Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
+            self._consoles[id(stream)] = console
+        return console
+
+    # ---- JSON --------------------------------------------------------------------------------
+
+    def _render_json(self, event: AgentEvent) -> None:
+        payload = {"event": json_name(event), **asdict(event)}
+        self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        self._out.flush()
+        if isinstance(event, RequestFailed):
+            self.warn(event.message)
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def _report_halt(self, ended: NorrisEnded) -> None:
+        """The pending action, why it stopped and what the user can do, on stderr."""
+        self.close()
+        halt = self._halt
+        action = ended.pending_action or (halt.action if halt else "")
+        step = f"step {halt.step}/{halt.max_steps}" if halt else f"step {ended.steps}"
+        first, *more = visible(action).split("\n")
+        lines = [f"aish: HALT at {step}: {first}", *(f"  {line}" for line in more)]
+        if halt is not None:
+            reasons = visible("; ".join(halt.reasons))
+            if halt.level == "safe" and not reasons:
+                reasons = "read-only"  # as the confirm prompt says it
+            lines.append(f"  reason: [{halt.level}] {reasons}".rstrip())
+        lines.append(f"  {self._why_not_run(halt.level if halt else '')}")
+        text = "\n".join(lines) + "\n"
+        if self._err_color:
+            self._console(self._err).print(text, style="bold red", end="", markup=False)
+        else:
+            self._err.write(text)
+        self._err.flush()
+
+    def _why_not_run(self, level: str) -> str:
+        if not self._yes_safe:
+            return "not run: without --yes-safe nothing runs unattended"
+        if level == "destructive":
+            return "not run: nothing that may change or delete something runs unattended"
+        return "not run: it needs a person's approval"

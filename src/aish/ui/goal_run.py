@@ -1,0 +1,137 @@
+"""`aish goal`'s run: the Norris loop with nobody at the terminal.
+
+The same loop as `:norris`, with the gate in headless mode: without `--yes-safe` nothing runs
+(the first action halts); with it, `safe` actions run and `unknown` ones the second opinion
+clears; anything else ends the run `halted` with the action pending. Commands run in an agent
+shell started in the current directory, closed whatever happens (a Ctrl-C included: the run
+reports `aborted`, stops its command, and the cancellation goes on up). Every turn is logged as
+a session, so `aish --resume` continues the conversation; a store that fails is said once and
+the run goes on without a log.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aish.agent import gate
+from aish.agent.events import Status
+from aish.agent.norris import NorrisResult, NorrisRun
+from aish.agent.norris_bounds import NorrisBounds
+from aish.agent.norris_setup import norris_models
+from aish.agent.second_opinion import SecondOpinion
+from aish.conversation.context import Conversation
+from aish.conversation.system_prompt import PromptFacts, render_system_prompt
+from aish.ui.agent_shell import AgentShell
+from aish.ui.goal_printer import GoalPrinter
+
+if TYPE_CHECKING:
+    from aish.config.schema import AishConfig
+    from aish.llm.types import ModelTarget
+    from aish.store import Store
+
+
+@dataclass(frozen=True)
+class GoalOptions:
+    """What the command line asked for."""
+
+    goal: str
+    yes_safe: bool = False
+    max_steps: int | None = None  # None: `norris.max_norris_steps`
+
+
+async def run_goal(
+    options: GoalOptions, config: AishConfig, target: ModelTarget, printer: GoalPrinter
+) -> NorrisResult:
+    """Pursue the goal until the run ends; `CancelledError` (Ctrl-C) passes through."""
+    log = _SessionLog(printer)
+    log.open(cwd=os.getcwd(), model=target.name)
+    shell: AgentShell | None = None
+    try:
+        models = norris_models(config, target, os.environ, printer.render)
+        shell = await AgentShell.start(
+            os.getcwd(),
+            shell=config.ui.shell,
+            max_lines=config.context.output_max_lines,
+            max_bytes=config.context.output_max_bytes,
+            on_notice=lambda text: printer.render(Status(text)),
+        )
+        agent_shell = shell
+        run = NorrisRun(
+            options.goal,
+            Conversation(render_system_prompt(_prompt_facts(config))),
+            models.executor,
+            printer,
+            agent_shell.run_authorized,
+            lambda: agent_shell.cwd,
+            log.append,
+            gate.Policy.from_config(config, "headless", yes_safe=options.yes_safe),
+            NorrisBounds.from_config(config.norris, max_steps=options.max_steps),
+            second_opinion=SecondOpinion.from_config(config, os.environ),
+            planner=models.planner,
+            tasks_max=config.norris.tasks_max,
+            preplan_system=config.norris.preplan_system,
+        )
+        return await run.run()
+    finally:
+        if shell is not None:
+            await shell.close()
+        if log.session_id is not None:
+            printer.note(f"session #{log.session_id}: `aish --resume` continues it")
+        log.close()
+
+
+class _SessionLog:
+    """The run's turns in the store, as a session of their own; failures said once."""
+
+    def __init__(self, printer: GoalPrinter) -> None:
+        self._printer = printer
+        self._store: Store | None = None
+        self._session_id: int | None = None
+
+    @property
+    def session_id(self) -> int | None:
+        """The session the run is logged as; None while there is no log."""
+        return self._session_id
+
+    def open(self, *, cwd: str, model: str) -> None:
+        from aish.store import Store, StoreError
+
+        try:
+            self._store = Store.open()
+            self._session_id = self._store.start_session(cwd=cwd, model=model).id
+        except StoreError as error:
+            self._failed(error)
+
+    def append(self, kind: str, payload: Mapping[str, Any]) -> None:
+        from aish.store import StoreError
+
+        if self._store is None or self._session_id is None:
+            return
+        try:
+            self._store.append_turn(self._session_id, kind, payload)
+        except StoreError as error:
+            self._failed(error)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def _failed(self, error: Exception) -> None:
+        self._printer.warn(f"session log unavailable, going on without it: {error}")
+        self._session_id = None
+        self.close()
+
+
+def _prompt_facts(config: AishConfig) -> PromptFacts:
+    from aish.shell.launch import choose_shell
+
+    try:  # the shell the agent really runs, not merely the one $SHELL names
+        kind = choose_shell(config.ui.shell, os.environ)[1]
+    except (ValueError, OSError):
+        kind = "bash"
+    return PromptFacts(os_name=platform.system() or "Unix", shell=kind)
