@@ -119,15 +119,15 @@ def test_json_prints_every_event_and_nothing_else(
 
     assert result.returncode == 0, result.stderr
     events = _events(result.stdout)
-    kinds = [e["event"] for e in events]
+    kinds = [e["type"] for e in events]
     assert kinds[0] == "norris_start" and kinds[-1] == "norris_end"
     assert kinds.count("norris_step") == 3 and kinds.count("command_start") == 2
     assert events[0]["goal"] == "count the python files" and "16 steps" in events[0]["bounds"]
-    ends = [e for e in events if e["event"] == "command_end"]
+    ends = [e for e in events if e["type"] == "command_end"]
     assert sorted(ends[0]["output"].split()) == ["./a.py", "./b.py", "./src/c.py"]
     assert ends[1]["output"].strip() == "3" and ends[1]["exit_status"] == 0
     assert ends[1]["cwd"] == str(workdir)
-    text = "".join(e["text"] for e in events if e["event"] == "text")
+    text = "".join(e["text"] for e in events if e["type"] == "text")
     assert "CMD: find . -name '*.py' -type f | wc -l" in text
     end = events[-1]
     assert (end["status"], end["steps"], end["pending_action"]) == ("done", 3, None)
@@ -237,11 +237,11 @@ def test_yes_safe_never_runs_a_destructive_action(
     assert result.returncode == 3, result.stderr
     assert (workdir / "x" / "keep").read_text() == "data"
     events = _events(result.stdout)
-    assert [e["command"] for e in events if e["event"] == "command_start"] == ["ls"]
-    halt = next(e for e in events if e["event"] == "halt")
+    assert [e["command"] for e in events if e["type"] == "command_start"] == ["ls"]
+    halt = next(e for e in events if e["type"] == "halt")
     assert (halt["action"], halt["level"], halt["step"]) == ("rm -rf x", "destructive", 2)
     end = events[-1]
-    assert end["event"] == "norris_end"
+    assert end["type"] == "norris_end"
     assert (end["status"], end["pending_action"]) == ("halted", "rm -rf x")
     assert "aish: HALT at step 2/16: rm -rf x\n" in result.stderr
     assert "  reason: [destructive] rm: deletes files\n" in result.stderr
@@ -377,7 +377,7 @@ def test_ctrl_c_stops_the_command_and_exits_130(
         lines = []
         for line in proc.stdout:
             lines.append(line)
-            if json.loads(line)["event"] == "command_start":
+            if json.loads(line)["type"] == "command_start":
                 break
         sleeps: list[int] = []
         for _ in range(100):  # the shell reports the start before the child is exec'd
@@ -395,7 +395,7 @@ def test_ctrl_c_stops_the_command_and_exits_130(
 
     assert proc.returncode == 130, stderr
     events = _events("".join(lines) + rest)
-    assert events[-1]["event"] == "norris_end"
+    assert events[-1]["type"] == "norris_end"
     assert (events[-1]["status"], events[-1]["reason"]) == ("aborted", "interrupted (Ctrl-C)")
     assert "Traceback" not in stderr
     for _ in range(100):

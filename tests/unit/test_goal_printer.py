@@ -107,7 +107,7 @@ def test_json_is_one_event_a_line_ending_with_norris_end() -> None:
     shown.note("never in the stream")
     shown.close()
     events = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [e["event"] for e in events] == [
+    assert [e["type"] for e in events] == [
         "norris_start",
         "norris_step",
         "text",
@@ -123,7 +123,7 @@ def test_json_is_one_event_a_line_ending_with_norris_end() -> None:
         "halt",
         "norris_end",
     ]
-    assert events[2] == {"event": "text", "text": "Look first.\nCMD: l"}
+    assert events[2] == {"type": "text", "text": "Look first.\nCMD: l"}
     assert events[-1]["pending_action"] == "rm -rf x"
     assert events[0]["bounds"] == ["2 steps"]
     # stdout stays JSON; the halt is still said where a person reads.

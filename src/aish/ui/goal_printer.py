@@ -3,7 +3,7 @@
 Text: the model's streamed text and the run's banner, step lines, command frames, HALT banner
 and summary (drawn by `norris_view`, as in the REPL) on stdout, coloured only on a terminal
 without `NO_COLOR`; aish's own notices as `[aish] …` lines and failures as `aish: …` on
-stderr. `--json`: one object per event and line on stdout, `{"event": "<name>", …fields}`,
+stderr. `--json`: one object per event and line on stdout, `{"type": "<name>", …fields}`,
 ending with `norris_end` (which carries `pending_action`); nothing else goes to stdout.
 
 Either way, a run that halted ends with the action that needs a person on stderr, so a script
@@ -227,7 +227,7 @@ class GoalPrinter:
     # ---- JSON --------------------------------------------------------------------------------
 
     def _render_json(self, event: AgentEvent) -> None:
-        payload = {"event": json_name(event), **asdict(event)}
+        payload = {"type": json_name(event), **asdict(event)}
         self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
         self._out.flush()
         if isinstance(event, RequestFailed):
