@@ -374,7 +374,9 @@ def _run_goal(args: argparse.Namespace) -> int:
         terminal=sys.stdout.isatty(),
         yes_safe=args.yes_safe,
     )
-    options = GoalOptions(goal, yes_safe=args.yes_safe, max_steps=args.max_steps)
+    options = GoalOptions(
+        goal, yes_safe=args.yes_safe, max_steps=args.max_steps, model_given=bool(args.model)
+    )
     try:
         # Ctrl-C cancels the run: it reports `aborted`, stops its command, closes its shell.
         result = asyncio.run(run_goal(options, loaded.config, target, printer))

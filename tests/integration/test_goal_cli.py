@@ -185,6 +185,22 @@ def test_a_preplanned_run_ends_when_every_task_had_its_step(
     assert len(_chat_requests(planner)) == 1 and len(_chat_requests(executor)) == 2
 
 
+def test_model_flag_runs_the_steps_instead_of_the_executor_preset(
+    serve: ServeFn, xdg_home: Path, workdir: Path
+) -> None:
+    configured = serve(_steps("GOAL: complete on the configured executor"))
+    chosen = serve(_steps("GOAL: complete on the chosen model"))
+    _config(
+        xdg_home,
+        configured.url,
+        _preset("chosen", chosen.url) + '[norris]\nexecutor = "local"\n',
+    )
+    result = _goal("--model", "chosen", "say where you run", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "norris done: on the chosen model" in result.stdout
+    assert (len(_chat_requests(chosen)), len(_chat_requests(configured))) == (1, 0)
+
+
 def test_without_a_store_the_run_goes_on_and_says_so_once(
     serve: ServeFn, xdg_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,9 +31,12 @@ def norris_models(
     active: ModelTarget,
     env: Mapping[str, str],
     on_event: Callable[[AgentEvent], None],
+    *,
+    executor_preset: bool = True,
 ) -> NorrisModels:
-    """The executor and the planner; every problem is a `Status`, never an error."""
-    executor = _executor(config, active, env, on_event)
+    """The executor and the planner; every problem is a `Status`, never an error. Without
+    `executor_preset` (the user named the model for this run) the active model executes."""
+    executor = _executor(config, active, env, on_event) if executor_preset else active
     name = config.norris.preplanner
     if name is None:
         return NorrisModels(executor)

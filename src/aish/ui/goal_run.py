@@ -41,6 +41,8 @@ class GoalOptions:
     goal: str
     yes_safe: bool = False
     max_steps: int | None = None  # None: `norris.max_norris_steps`
+    # `--model` names the model for this run: it runs the steps, whatever norris.executor says.
+    model_given: bool = False
 
 
 async def run_goal(
@@ -51,7 +53,9 @@ async def run_goal(
     log.open(cwd=os.getcwd(), model=target.name)
     shell: AgentShell | None = None
     try:
-        models = norris_models(config, target, os.environ, printer.render)
+        models = norris_models(
+            config, target, os.environ, printer.render, executor_preset=not options.model_given
+        )
         shell = await AgentShell.start(
             os.getcwd(),
             shell=config.ui.shell,
