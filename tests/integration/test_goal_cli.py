@@ -181,7 +181,7 @@ def test_a_preplanned_run_ends_when_every_task_had_its_step(
         result.stdout
     )
     assert "\n[step 2/16: count them (task 2/2)]\n" in result.stdout
-    assert "norris tasks_complete: all 2 planned tasks had a step · 2/16 steps" in result.stdout
+    assert "norris tasks_complete: all 2 planned tasks done · 2/16 steps" in result.stdout
     assert len(_chat_requests(planner)) == 1 and len(_chat_requests(executor)) == 2
 
 

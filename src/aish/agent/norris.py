@@ -222,7 +222,7 @@ class NorrisRun:
     def _check_bounds(self) -> None:
         bounds = self.bounds
         if self.tasks and self._task >= len(self.tasks):
-            raise _End("tasks_complete", f"all {len(self.tasks)} planned tasks had a step")
+            raise _End("tasks_complete", f"all {len(self.tasks)} planned tasks done")
         if self._step >= bounds.max_steps:
             raise _End("budget_exhausted", f"step limit reached ({bounds.max_steps} steps)")
         if self._remaining_s() <= 0:
