@@ -5,8 +5,9 @@ The front door is ``session.ShellSession`` (with ``terminal.Terminal`` for relay
 terminal while a command runs). Inside: ``integration.bash``/``integration.zsh`` (the shell's
 hooks), ``markers`` (pure parser of their markers), ``protocol`` (what the markers mean, no
 I/O), ``channel`` (reading and writing the PTY), ``process`` and ``launch`` (starting the
-shell), ``results`` (result and error types, user-visible notices), ``capture*`` (what the
-model sees of a command's output).
+shell), ``results`` (result and error types, user-visible notices), ``environment`` (the live
+shell's exported variables, for starting another shell like it), ``capture*`` (what the model
+sees of a command's output).
 
 Knows nothing of models; imports nothing from the other rooms, and never prints.
 """

@@ -11,6 +11,7 @@
 #   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's)
 #   P;Cwd=<escaped $PWD>                     F   continuation prompt (PS2): the line is incomplete
 #   K;<section> … K;end   names of builtins, keywords, aliases, functions (on request)
+#   E;<status>  the exported variables are written to <this file's dir>/aish-env.<$$> (on request)
 #
 # Private keys aish sends, bound in every readline keymap:
 #   \e[5001~ kill-whole-line: clears typeahead before an injected command
@@ -19,6 +20,7 @@
 #   \e[5003~ marks the line being accepted as aish's (C;1), so a line typed ahead by the user
 #            and run before aish's is never mistaken for it
 #   \e[5004~ reports known names    \e[5005~ re-installs these hooks (when a command removed them)
+#   \e[5006~ reports the exported variables
 #
 # History: injected commands are typed into readline, so they land in the history exactly like
 # typed ones (HISTCONTROL and HISTIGNORE apply as usual). aish's private keys run through readline
@@ -37,6 +39,7 @@ __aish_nonce=${AISH_NONCE-}
 __aish_inject=0 # set by aish's key just before readline accepts aish's line
 __aish_ran=0     # the command now finishing was aish's
 __aish_zero=('') # PS0 assigns through an array subscript: see __aish_install
+__aish_dir=${BASH_SOURCE[0]%/*} # aish's private directory, which holds this file
 
 __aish_escape() {
   # Values may hold any byte but BEL and ESC would end the marker: escape them (and \, CR, LF).
@@ -109,6 +112,26 @@ __aish_report_names() {
   builtin printf '\e]6973;%s;K;end\a' "$n"
 }
 
+__aish_report_env() {
+  # Runs from a readline binding, so it changes neither the history nor $?. Values may hold any
+  # byte but NUL (newlines, ESC, this marker's own bytes, invalid UTF-8): they go to a private
+  # file as NUL-terminated NAME=value entries; only the marker goes to the terminal. No external
+  # program is run, so this works whatever the user has done to PATH.
+  local -
+  set +eua # under allexport the locals below would be exported, and reported
+  local __aish_name __aish_status=0
+  local -a __aish_names
+  builtin mapfile -t __aish_names < <(builtin compgen -e)
+  {
+    for __aish_name in "${__aish_names[@]}"; do
+      # Arrays may carry the export flag but never reach a child; nor does an unset variable.
+      [[ ${!__aish_name@a} != *[aAn]* && -n ${!__aish_name+set} ]] || continue
+      builtin printf '%s=%s\0' "$__aish_name" "${!__aish_name}"
+    done
+  } 2>/dev/null >|"$__aish_dir/aish-env.$$" || __aish_status=$?
+  builtin printf '\e]6973;%s;E;%s\a' "$__aish_nonce" "$__aish_status"
+}
+
 __aish_install() {
   local -
   set +eu
@@ -146,11 +169,13 @@ __aish_install() {
     builtin bind -m "$m" -x '"\e[5003~": __aish_inject=1'
     builtin bind -m "$m" -x '"\e[5004~": __aish_report_names'
     builtin bind -m "$m" -x '"\e[5005~": __aish_install'
+    builtin bind -m "$m" -x '"\e[5006~": __aish_report_env'
   done
   # In vi command mode, enter insert mode first, then clear the line.
   builtin bind -m vi-command '"\e[5001~": "i\e[5001~"'
   builtin bind -m vi-command -x '"\e[5004~": __aish_report_names'
   builtin bind -m vi-command -x '"\e[5005~": __aish_install'
+  builtin bind -m vi-command -x '"\e[5006~": __aish_report_env'
   # Bracketed paste wraps readline's echo in mode switches; aish never pastes.
   builtin bind 'set enable-bracketed-paste off'
   # Injected commands may hold UTF-8: in the C locale readline would turn those bytes into Meta keys.

@@ -4,6 +4,7 @@
 #
 #   A;<%?> B   PS1                      C;<0|1>   last preexec hook
 #   D;<$?> P;Cwd=…  first precmd hook   F         PS2
+#   K;… and E;<status>  from the widgets behind aish's keys \e[5004~ and \e[5006~
 #
 # History: injected commands are typed into ZLE, so they land in the history like typed ones;
 # the private keys run widgets, which never reach the history.
@@ -11,6 +12,7 @@
 typeset -g __aish_nonce=${AISH_NONCE-}
 typeset -gi __aish_inject=0 # set by aish's key just before ZLE accepts aish's line
 typeset -gi __aish_ran=0    # the command now finishing was aish's
+typeset -g __aish_dir=${${(%):-%x}:h} # aish's private directory, which holds this file
 unset AISH_NONCE
 
 # Each function starts with `emulate -L zsh`: the user's options (nounset, errexit, ksharrays…)
@@ -89,6 +91,22 @@ __aish_report_names() {
   __aish_osc "K;end"
   return $__aish_status
 }
+__aish_report_env() {
+  local __aish_status=$?
+  emulate -L zsh
+  zmodload -i zsh/parameter
+  # Values may hold any byte but NUL: they go to a private file as NUL-terminated NAME=value
+  # entries, and only the marker to the terminal. Arrays may carry the export flag but never
+  # reach a child.
+  local __aish_name
+  local -a __aish_env
+  for __aish_name in ${(k)parameters[(R)(scalar|integer|float)*-export*]}; do
+    __aish_env+=("$__aish_name=${(P)__aish_name}")
+  done
+  { builtin print -rN -- $__aish_env } 2>/dev/null >|$__aish_dir/aish-env.$$
+  __aish_osc "E;$?"
+  return $__aish_status
+}
 __aish_reinstall() { __aish_install }
 
 __aish_install() {
@@ -103,6 +121,7 @@ __aish_install() {
   zle -N __aish_mark_injected
   zle -N __aish_report_names
   zle -N __aish_reinstall
+  zle -N __aish_report_env
   local m
   for m in emacs viins vicmd; do
     bindkey -M $m $'\e[5001~' __aish_clear_line
@@ -110,6 +129,7 @@ __aish_install() {
     bindkey -M $m $'\e[5003~' __aish_mark_injected
     bindkey -M $m $'\e[5004~' __aish_report_names
     bindkey -M $m $'\e[5005~' __aish_reinstall
+    bindkey -M $m $'\e[5006~' __aish_report_env
   done
 }
 

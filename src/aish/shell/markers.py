@@ -7,8 +7,9 @@ in-band, as a private OSC that carries a random per-session nonce::
 
 ``kind`` is one letter (``A`` prompt start, ``B`` ready, ``C`` output starts, ``D`` done with the
 exit status, ``P`` a property such as ``Cwd=…``, ``F`` continuation prompt, ``K`` a known-names
-report section). Values escape backslash and control bytes as ``\\\\`` and ``\\xNN`` so that a path
-holding BEL or ESC cannot end the marker early.
+report section, ``E`` the exported variables were written to a file). Values escape backslash
+and control bytes as ``\\\\`` and ``\\xNN`` so that a path holding BEL or ESC cannot end the
+marker early.
 
 In-band markers are ordered with the output by construction (an out-of-band channel would need a
 timing heuristic to drain the PTY). The nonce is what makes them trustworthy: a program that prints

@@ -12,6 +12,10 @@ Everything before ``C`` is the line editor's echo and is dropped; output runs fr
 the user typed ahead that the shell ran before aish's. Output outside any command (background
 jobs, rc files, job notices) is background output; the line editor's own redraws are dropped.
 
+Between commands aish may ask the shell a question by a private key whose binding answers it
+without touching the history or ``$?``: the known names (``K;<section>`` markers, each followed by
+its names, then ``K;end``) or the exported variables (written to a file, then ``E;<status>``).
+
 The protocol acts on the world only through its :class:`ProtocolHost`, so it can be driven by a
 scripted marker stream in tests.
 """
@@ -43,7 +47,9 @@ __all__ = [
     "MARK_INJECTED",
     "QUOTE_NEXT",
     "REINSTALL_HOOKS",
+    "REPORT_ENV",
     "REPORT_NAMES",
+    "EnvQuery",
     "NameQuery",
     "PendingCommand",
     "Phase",
@@ -58,6 +64,7 @@ QUOTE_NEXT = b"\x1b[5002~"
 MARK_INJECTED = b"\x1b[5003~"
 REPORT_NAMES = b"\x1b[5004~"
 REINSTALL_HOOKS = b"\x1b[5005~"
+REPORT_ENV = b"\x1b[5006~"
 
 _log = logging.getLogger("aish.shell")
 
@@ -87,7 +94,7 @@ class Phase(enum.Enum):
     RUNNING = "running"  # between C and D
     FINISHING = "finishing"  # after D, waiting for the prompt
     FOREIGN = "foreign"  # running a line the user typed ahead, not ours
-    QUERY = "query"  # reporting known names
+    QUERY = "query"  # answering a NameQuery or an EnvQuery
     DEAD = "dead"
 
 
@@ -131,6 +138,13 @@ class NameQuery:
     size: int = 0
 
 
+@dataclass(eq=False)
+class EnvQuery:
+    """The exported variables were asked for; ``done`` gets the status of writing them."""
+
+    done: asyncio.Future[int]
+
+
 class ProtocolHost(Protocol):
     """The effects the protocol asks for."""
 
@@ -154,7 +168,7 @@ class ShellProtocol:
         self.phase = Phase.DEAD
         self.cwd = ""
         self.command: PendingCommand | None = None
-        self.query: NameQuery | None = None
+        self.query: NameQuery | EnvQuery | None = None
         self.startup_output = bytearray()
 
     def starting(self, nonce: str) -> None:
@@ -185,7 +199,13 @@ class ShellProtocol:
         self._set_phase(Phase.QUERY)
         self._host.write(REPORT_NAMES)
 
-    def forget_query(self, query: NameQuery) -> None:
+    def ask_environment(self, query: EnvQuery) -> None:
+        assert self.phase is Phase.READY and self.query is None
+        self.query = query
+        self._set_phase(Phase.QUERY)
+        self._host.write(REPORT_ENV)
+
+    def forget_query(self, query: NameQuery | EnvQuery) -> None:
         """Nobody waits for this report any more; a late answer is ignored."""
         if self.query is query:
             self.query = None
@@ -220,7 +240,11 @@ class ShellProtocol:
                 del cmd.echo[: len(cmd.echo) - _ECHO_LIMIT]
         elif query is not None and phase is Phase.QUERY:
             # Before the first section comes the line editor's own redraw: nobody's output.
-            if query.current is not None and query.size + len(data) <= _NAMES_LIMIT:
+            if (
+                isinstance(query, NameQuery)
+                and query.current is not None
+                and query.size + len(data) <= _NAMES_LIMIT
+            ):
                 query.current += data
                 query.size += len(data)
         else:
@@ -268,6 +292,8 @@ class ShellProtocol:
                 self._host.cancel_continuation()
         elif kind == "K":
             self._on_names(value)
+        elif kind == "E":
+            self._on_environment(value)
 
     def _on_done(self, cmd: PendingCommand | None, phase: Phase, status: int) -> None:
         if cmd is None:
@@ -300,7 +326,7 @@ class ShellProtocol:
 
     def _on_names(self, value: str) -> None:
         query = self.query
-        if query is None or self.phase is not Phase.QUERY:
+        if not isinstance(query, NameQuery) or self.phase is not Phase.QUERY:
             return
         if value != "end":
             query.current = query.sections.setdefault(value, bytearray())
@@ -309,6 +335,15 @@ class ShellProtocol:
         self._set_phase(Phase.READY)
         if not query.done.done():
             query.done.set_result(known_names(query.sections))
+
+    def _on_environment(self, value: str) -> None:
+        query = self.query
+        if not isinstance(query, EnvQuery) or self.phase is not Phase.QUERY:
+            return
+        self.query = None
+        self._set_phase(Phase.READY)
+        if not query.done.done():
+            query.done.set_result(_status(value))
 
 
 def _deliver(sink: Callable[[bytes], None], data: bytes) -> None:

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 
 from aish.shell.background import BackgroundOutput
 from aish.shell.channel import PtyChannel
+from aish.shell.environment import parse_environment, prepare_report, report_path
 from aish.shell.launch import LaunchSpec, choose_shell
 from aish.shell.process import ShellProcess, reap
-from aish.shell.protocol import NameQuery, PendingCommand, Phase, ShellProtocol
+from aish.shell.protocol import EnvQuery, NameQuery, PendingCommand, Phase, ShellProtocol
 from aish.shell.results import (
     CommandResult,
     KnownNames,
@@ -86,7 +87,7 @@ class ShellSession:
         self._channel: PtyChannel | None = None
         self._wakeup = asyncio.Event()
         self._death_task: asyncio.Task[None] | None = None
-        self._lock = asyncio.Lock()  # one command or one names query at a time
+        self._lock = asyncio.Lock()  # one command or one query at a time
         self._running = False
         self._closed = False
         self.startup_s = 0.0  # how long the last shell took to reach its first prompt
@@ -117,7 +118,8 @@ class ShellSession:
         start_dir = os.path.abspath(cwd) if cwd else os.getcwd()
         if not os.path.isdir(start_dir):
             raise NotADirectoryError(f"not a directory: {start_dir}")
-        directory = Path(rcfile_dir or tempfile.mkdtemp(prefix="aish-shell-"))
+        # Absolute: the shell finds its private files next to its rc file after any `cd`.
+        directory = Path(os.path.abspath(rcfile_dir or tempfile.mkdtemp(prefix="aish-shell-")))
         session = cls(
             LaunchSpec(path, kind, base_env, directory),
             rows=rows,
@@ -262,6 +264,40 @@ class ShellSession:
             except (TimeoutError, asyncio.CancelledError):
                 self._protocol.forget_query(query)
                 raise
+
+    async def exported_environment(self, *, timeout_s: float = 5.0) -> dict[str, str]:
+        """The shell's exported variables as they are now (what a child process would get),
+        for starting another shell in the user's environment: an activated virtualenv's PATH
+        and VIRTUAL_ENV, a variable exported at the prompt.
+
+        Variables that describe this shell rather than the user (PWD, SHLVL, aish's prompt
+        and hooks…) are left out: see ``environment.DROPPED``. Asked like :meth:`known_names`:
+        no history entry, $? is kept, TimeoutError if the shell does not answer, and
+        ShellBusyError while a command runs; ShellError if it could not write them or died.
+        """
+        if self._running:
+            raise ShellBusyError("a command is running in this shell")
+        async with self._lock:
+            await self._ensure_ready()
+            assert self._proc is not None
+            path = report_path(self._spec.rcfile_dir, self._proc.pid)
+            prepare_report(path)
+            try:
+                query = EnvQuery(asyncio.get_running_loop().create_future())
+                self._protocol.ask_environment(query)
+                try:
+                    status = await asyncio.wait_for(asyncio.shield(query.done), timeout_s)
+                except (TimeoutError, asyncio.CancelledError):
+                    self._protocol.forget_query(query)
+                    raise
+                if status != 0:
+                    raise ShellError(f"the shell could not write its environment ({status})")
+                data = path.read_bytes()
+            finally:
+                # The values may be secrets: they do not outlive the question.
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        return parse_environment(data, rcfile_dir=self._spec.rcfile_dir)
 
     async def interrupt(self, *, kill_after_s: float | None = None) -> None:
         """SIGINT the terminal's foreground process group; SIGKILL it if still running later.
