@@ -58,8 +58,11 @@ async def test_hooks_survive_a_command_that_replaces_prompt_command(tmp_path: Pa
         # Done was seen through the prompt's own $?; the hook is put back for the next one.
         assert result.exit_status == 1
         assert result.notice is not None and "PROMPT_COMMAND" in result.notice
-        again = await sh.run("(exit 3)")
-        assert (again.exit_status, again.notice) == (3, None)
+        # And the next command's output is its own, shown as it comes (PS0 intact).
+        seen = bytearray()
+        again = await sh.run("echo back; (exit 3)", on_output=seen.extend)
+        assert (again.exit_status, again.notice, again.output.text) == (3, None, "back")
+        assert bytes(seen) == b"back\r\n"
         pc = (await sh.run('printf "%s" "$PROMPT_COMMAND" | tr "\\n" " "')).output.text
         assert pc == "__aish_precmd true __aish_prompt"
 

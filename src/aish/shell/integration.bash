@@ -161,7 +161,10 @@ __aish_install() {
   # command): it reports whether the line was injected, then moves the flag along through the
   # arithmetic in an array subscript.
   __aish_ps0='\e]6973;'$n';C;${__aish_inject}\a${__aish_zero[__aish_ran|=__aish_inject,__aish_inject=0]}'
-  PS1=$__aish_ps1 PS2=$__aish_ps2 PS0=$__aish_ps0
+  PS1=$__aish_ps1 PS2=$__aish_ps2
+  # Only if it changed: bash 5.2 prints freed memory for the next line's PS0 (no C marker, the
+  # output taken for echo) when PS0 is assigned from a key binding, as aish's \e[5005~ does.
+  [[ ${PS0-} == "$__aish_ps0" ]] || PS0=$__aish_ps0
   local m
   for m in emacs vi-insert; do
     builtin bind -m "$m" '"\e[5001~": kill-whole-line'
