@@ -106,3 +106,33 @@ def test_ctrl_c_aborts_a_running_step_and_c_n_toggles_the_mode(
         json.dumps(r["body"]) for r in server.requests if r["path"].endswith("/chat/completions")
     ]
     assert len(bodies) == 2
+
+
+def test_the_agent_shell_has_the_users_exported_variables_and_cwd(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    (aish_home / "work" / "sub").mkdir()
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {},
+                    "replies": [
+                        {"text": "CMD: printenv NORRIS_PROBE"},
+                        {"text": "CMD: pwd"},
+                        {"text": "GOAL: complete"},
+                    ],
+                }
+            ]
+        }
+    )
+    aish = spawn_aish(aish_home, config=config_for(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("export NORRIS_PROBE=set-by-the-user; cd sub")
+    shown = aish.run(":norris show the probe")
+    assert "│ set-by-the-user" in shown
+    assert f"│ {aish_home / 'work' / 'sub'}" in shown
+    assert "norris done" in shown
+    aish.type_line(":quit")
+    aish.child.expect(pexpect.EOF, timeout=10)

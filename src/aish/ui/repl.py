@@ -189,6 +189,7 @@ class Repl:
         with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             agent = await AgentShell.start(
                 self.shell_cwd(),
+                env=await self._users_environment(),
                 shell=config.ui.shell,
                 max_lines=config.context.output_max_lines,
                 max_bytes=config.context.output_max_bytes,
@@ -215,6 +216,19 @@ class Repl:
                 await agent.close()
                 # Keys typed during the run were not echoed: they must not surprise the prompt.
                 discard_typeahead()
+
+    async def _users_environment(self) -> dict[str, str]:
+        """The user's shell's exported variables as they are now (an activated virtualenv, an
+        `export` typed a minute ago), for the agent's shell; aish's own when it cannot say."""
+        try:
+            shell = await self._shell()
+            return await shell.exported_environment()
+        except Exception as error:  # a busy, dead or unanswering shell: say it, go on
+            import logging
+
+            logging.getLogger("aish.repl").warning("no environment from the shell: %r", error)
+            self._view.status("the agent's shell starts with aish's environment, not your shell's")
+            return dict(os.environ)
 
     def norris_mode(self, on: bool) -> None:
         """Norris mode on: lines for the model are goals (the prompt shows ⚡)."""
