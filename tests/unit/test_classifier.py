@@ -75,6 +75,10 @@ CASES = [
     ("su", "unknown", "su without -c"),
     ("nohup grep -r foo / &", "unknown", "nohup.out"),
     ("nohup rm -rf cache &", "destructive", "rm"),
+    # Detached in a session of its own: no timeout or Ctrl-C reaches it (Norris runs safe
+    # commands unattended, bounded by those).
+    ("setsid -w sleep 100", "unknown", "detached"),
+    ("setsid rm -f x", "destructive", "rm"),
     ("time -o out.txt ls", "unknown", "time -o"),
     ("sudo -e /etc/hosts", "unknown", "sudo -e"),
     ("sudo grep -e pattern f", "safe", ""),

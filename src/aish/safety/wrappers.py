@@ -74,7 +74,9 @@ WRAPPERS: dict[str, Wrapper] = {
         alone_reason="exec with only redirections rewires the shell's own output",
         concern="exec replaces the shell with the command",
     ),
-    "setsid": Wrapper(),
+    # Read-only or not, a command in a session of its own outlives the shell that started it:
+    # no Ctrl-C, timeout or hang-up reaches it.
+    "setsid": Wrapper(concern="setsid runs the command detached, beyond Ctrl-C and timeouts"),
     "coproc": Wrapper(),
     "busybox": Wrapper(alone="unknown", alone_reason="busybox without an applet"),
     "unbuffer": Wrapper(),
