@@ -4,6 +4,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Test peers that are not Python packages: installed once per pinned version, outside the venv.
+TOOLS := .tools
+EVERYTHING_VERSION := 2026.8.31
+TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
 
 .PHONY: run test lint typecheck unit bench clean
 
@@ -16,6 +20,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The reference MCP server (npm) the integration tests talk to over stdio and Streamable HTTP.
+$(TOOLS_STAMP):
+	npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error \
+		@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
+	touch $(TOOLS_STAMP)
+
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
 
@@ -26,7 +36,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit
@@ -38,4 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/classify.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

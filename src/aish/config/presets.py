@@ -71,6 +71,7 @@ class ModelPreset(BaseModel):
     price: Price | None = None
     # None: decided by the endpoint's locality (see `effective_secrets`).
     secrets: SecretsMode | None = None
+    # Offer MCP tools to this model; `false` for small local models that handle them badly.
     tools: bool = True
     max_retries: int = Field(default=2, ge=0, le=10)
 

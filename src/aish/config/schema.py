@@ -9,6 +9,7 @@ by the features that use them, because a zero-config setup legitimately lacks th
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -20,7 +21,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from aish.config.presets import ModelPreset, Price, check_http_url
+from aish.config.presets import ModelPreset, Price
 
 __all__ = [
     "AishConfig",
@@ -129,16 +130,23 @@ class CostConfig(BaseModel):
 
 
 class McpServer(BaseModel):
-    """One MCP server: a stdio command or a Streamable HTTP URL (§4)."""
+    """One MCP server: a stdio command or a Streamable HTTP URL (§4).
+
+    `${VAR}` and `${VAR:-default}` in command, args, env, cwd, url and headers are expanded from
+    the environment when the servers start (`aish.config.mcp_import`), so a key can stay out of
+    the file: `headers = { Authorization = "Bearer ${GITHUB_TOKEN}" }`.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str | None = None
+    command: str | None = Field(default=None, min_length=1)
     args: list[str] = Field(default_factory=list)
+    # Added to the user's environment, which a stdio server inherits whole.
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    # Bounds each call, and each step of starting (spawn, handshake, listing the tools).
     timeout_s: float = Field(default=30.0, gt=0)
     # A trusted server's read-only annotations may count as safe; others are hints only.
     trusted: bool = False
@@ -148,7 +156,9 @@ class McpServer(BaseModel):
     @field_validator("url")
     @classmethod
     def _url_is_http(cls, value: str | None) -> str | None:
-        return None if value is None else check_http_url(value)
+        if value is None or "${" in value:  # checked again once the variable is expanded
+            return value
+        return check_mcp_url(value)
 
     @model_validator(mode="after")
     def _command_or_url(self) -> McpServer:
@@ -157,14 +167,40 @@ class McpServer(BaseModel):
         return self
 
 
+def check_mcp_url(value: str) -> str:
+    """Accept an http(s) URL with a host. Unlike a model endpoint, an MCP URL may carry a
+    query (some hosted servers take their key there) and is used exactly as written."""
+    try:
+        parts = urlsplit(value)
+        has_host = bool(parts.hostname)
+        parts.port  # noqa: B018 -- raises ValueError for a port out of range
+    except ValueError:
+        raise ValueError("not a valid URL (check the host and port)") from None
+    if parts.scheme not in ("http", "https") or not has_host:
+        raise ValueError("must be an http:// or https:// URL with a host")
+    return value
+
+
 class McpConfig(BaseModel):
     """MCP servers declared here, plus `mcpServers` JSON files to import (§4)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     servers: dict[str, McpServer] = Field(default_factory=dict)
-    # `import` is a Python keyword, hence the alias.
+    # `import` is a Python keyword, hence the alias. Files in the `mcpServers` JSON shape of
+    # other MCP hosts (Claude, Cursor, Gemini CLI, VS Code's `servers`); a server declared
+    # above wins over an imported one of the same name.
     import_: list[str] = Field(default_factory=list, alias="import")
+    # Tool calls the model may make while answering one request; then it must answer in text.
+    max_tool_calls: int = Field(default=8, ge=1)
+
+    @field_validator("servers")
+    @classmethod
+    def _names_are_words(cls, value: dict[str, McpServer]) -> dict[str, McpServer]:
+        for name in value:
+            if not name.strip() or any(not char.isprintable() for char in name):
+                raise ValueError(f"server name {name!r} must be printable and not blank")
+        return value
 
 
 class UiConfig(BaseModel):

@@ -1,5 +1,43 @@
-"""MCP server connections (the SDK is imported lazily), the tool catalogue and calls with
-timeouts.
+"""MCP tools: connections to MCP servers, the tool catalogue the model is offered, and calls
+with timeouts.
 
-Imports nothing from `agent` or `ui`.
+`servers.McpServers` is the public face: it starts every configured server in the background,
+adopts their tool lists at turn boundaries (`refresh`) and calls tools, never raising for a
+server's failure. `catalogue` (names and schemas as the model sees them) and `results` (a
+call's outcome as text) are pure; `connection` and `transport` are the only modules that touch
+the `mcp` SDK, which is imported when the first server starts, never by `import aish.mcp`.
+
+Imports nothing from `agent`, `conversation`, `shell` or `ui`; it uses the `config` schema
+and the `llm` request types only.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aish.mcp.catalogue import McpTool, tool_specs
+    from aish.mcp.results import ToolResult
+    from aish.mcp.servers import McpServers, ServerStatus
+
+__all__ = ["McpServers", "McpTool", "ServerStatus", "ToolResult", "tool_specs"]
+
+# Public name → module that defines it, resolved on first use so `import aish.mcp` stays cheap.
+_HOMES = {
+    "McpServers": "aish.mcp.servers",
+    "McpTool": "aish.mcp.catalogue",
+    "ServerStatus": "aish.mcp.servers",
+    "ToolResult": "aish.mcp.results",
+    "tool_specs": "aish.mcp.catalogue",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'aish.mcp' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
