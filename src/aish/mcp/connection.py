@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -37,6 +38,8 @@ _log = logging.getLogger("aish.mcp")
 
 State = Literal["starting", "up", "down"]
 
+# Generations come from one counter, so a restarted connection never repeats its predecessor's.
+_GENERATIONS = itertools.count(1)
 # A server that lists more pages than this is treated as listing no more.
 _MAX_PAGES = 100
 # After a call timed out, how long a second request may take before the server counts as hung.
@@ -170,7 +173,7 @@ class ServerConnection:
             return None
         self.tools = tools
         self.state = "up"
-        self.generation += 1
+        self.generation = next(_GENERATIONS)
         self._settled.set()
         return client
 
@@ -219,8 +222,11 @@ class ServerConnection:
             else:
                 outcome = render_result(_wire(result), time.monotonic() - started)
         except asyncio.CancelledError:
-            if not call.result.done():
-                call.result.set_result(self._failed(started, "the call was cancelled"))
+            if not call.result.done():  # the caller is gone, or the server went down
+                text = "the call was cancelled"
+                if self.state == "down":
+                    text = f"the call failed: mcp server '{self.name}' is {self._down_text()}"
+                call.result.set_result(self._failed(started, text))
             raise
         except Exception as exc:  # a bug or a malformed result: the model hears, aish goes on
             _log.debug("mcp call %s/%s failed", self.name, call.tool, exc_info=True)
@@ -276,7 +282,7 @@ class ServerConnection:
                 return
             if tools != self.tools:
                 self.tools = tools
-                self.generation += 1
+                self.generation = next(_GENERATIONS)
             if not self._relist_pending:
                 return
 
@@ -324,7 +330,7 @@ class ServerConnection:
             return
         self.state = "down"
         self.tools = ()
-        self.generation += 1
+        self.generation = next(_GENERATIONS)
         self._settled.set()
         if reason is not None:
             self.error = reason

@@ -11,6 +11,7 @@ User-visible lines (notices, restart results) are written here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -99,8 +100,7 @@ class McpServers:
 
     async def close(self) -> None:
         """Stop every server (stdio children get stdin closed, then signals)."""
-        for connection in self._connections.values():
-            await connection.close()
+        await asyncio.gather(*(c.close() for c in self._connections.values()))
 
     # ---- the catalogue -----------------------------------------------------------------------
 
