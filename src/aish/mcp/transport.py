@@ -35,7 +35,6 @@ __all__ = ["open_client"]
 _HTTP_READ_TIMEOUT_S = 300.0
 
 
-
 async def open_client(
     stack: AsyncExitStack,
     server: McpServer,
