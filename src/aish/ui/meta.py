@@ -15,6 +15,7 @@ from aish.conversation.context import Conversation
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
+    from aish.mcp import McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
 
 
@@ -69,6 +70,17 @@ class RunsGoals(Protocol):
     def norris_mode(self, on: bool) -> None: ...
 
     async def run_goal(self, goal: str) -> None: ...
+
+
+@runtime_checkable
+class HasMcp(Protocol):
+    """A REPL with MCP servers (none configured is fine: the lists are empty)."""
+
+    def mcp_statuses(self) -> list[ServerStatus]: ...
+
+    def mcp_tools(self) -> list[McpTool]: ...
+
+    async def mcp_restart(self, name: str) -> str: ...
 
 
 Handler = Callable[[ReplContext, str], Awaitable[None]]
@@ -199,6 +211,56 @@ async def _norris(repl: ReplContext, args: str) -> None:
         await repl.run_goal(text)
 
 
+_SUMMARY_MAX = 60
+_MCP_USAGE = "usage: :mcp, :mcp tools [server] or :mcp restart <server>"
+
+
+async def _mcp(repl: ReplContext, args: str) -> None:
+    verb, _, rest = args.strip().partition(" ")
+    rest = rest.strip()
+    if not isinstance(repl, HasMcp):
+        repl.say("MCP is not available here")
+    elif not verb:
+        repl.say("\n".join(mcp_status_lines(repl.mcp_statuses())))
+    elif verb == "tools":
+        repl.say("\n".join(mcp_tool_lines(repl.mcp_tools(), rest or None)))
+    elif verb == "restart" and rest:
+        repl.say(await repl.mcp_restart(rest))
+    else:
+        repl.say(_MCP_USAGE)
+
+
+def mcp_status_lines(statuses: list[ServerStatus]) -> list[str]:
+    """`:mcp` — one line per server: name, state, tools, transport, last error."""
+    if not statuses:
+        return ["no MCP servers configured ([mcp.servers.<name>] or mcp.import in the config)"]
+    width = max(len(s.name) for s in statuses)
+    lines = []
+    for status in statuses:
+        tools = f"{status.tools} tool{'s' if status.tools != 1 else ''}"
+        line = f"  {status.name:<{width}}  {status.state:<8}  {tools:<9}  {status.transport}"
+        if status.error:
+            line += f"  {visible(status.error)}"
+        lines.append(line)
+    return lines
+
+
+def mcp_tool_lines(tools: list[McpTool], server: str | None) -> list[str]:
+    """`:mcp tools [server]` — the names the model calls, with their first line of help."""
+    chosen = [t for t in tools if server is None or t.server == server]
+    if not chosen:
+        return [f"no tools from '{server}'" if server else "no MCP tools (yet)"]
+    lines = []
+    for tool in chosen:
+        summary = visible(tool.description.strip().splitlines()[0]) if tool.description else ""
+        if len(summary) > _SUMMARY_MAX:  # one line per tool; `:mcp tools` is for scanning
+            summary = summary[: _SUMMARY_MAX - 1].rstrip() + "…"
+        hints = tool.annotations or {}
+        mark = " [read-only]" if hints.get("readOnlyHint") else ""
+        lines.append(f"  {tool.qualified}{mark}  {summary}".rstrip())
+    return lines
+
+
 COMMANDS: dict[str, MetaCommand] = {
     c.name: c
     for c in (
@@ -215,6 +277,12 @@ COMMANDS: dict[str, MetaCommand] = {
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
         MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
+        MetaCommand(
+            "mcp",
+            "mcp [tools [server]|restart <server>]",
+            "MCP servers and their tools",
+            _mcp,
+        ),
         MetaCommand(
             "norris",
             "norris <goal>|on|off",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
     from aish.config import LoadedConfig
+    from aish.mcp import McpServers, McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
     from aish.store import SessionInfo, Store
@@ -70,6 +71,9 @@ class Repl:
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
+        # Started once the first prompt is on screen; None: no servers configured (or not yet).
+        self._mcp: McpServers | None = None
+        self._mcp_notices: asyncio.Task[None] | None = None
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -82,6 +86,7 @@ class Repl:
         self._shell_task = asyncio.create_task(self._start_shell())
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
+        self._start_mcp_after_first_prompt(prompt)
         exit_status = 0
         try:
             while not self._quit:
@@ -102,6 +107,7 @@ class Repl:
                 await self._handle_guarded(line)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            await self._close_mcp()
             await self._close_shell()
         return exit_status
 
@@ -145,6 +151,7 @@ class Repl:
         from aish.config import resolve_target
         from aish.llm.errors import ConfigError
 
+        self._at_turn_boundary()
         try:
             target = resolve_target(self._loaded.config, self._model, os.environ)
         except ConfigError as error:
@@ -179,6 +186,7 @@ class Repl:
         from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config
+        self._at_turn_boundary()
         try:
             active = resolve_target(config, self._model, os.environ)
         except ConfigError as error:
@@ -292,6 +300,75 @@ class Repl:
         with contextlib.suppress(BaseException):
             shell = await self._shell_task
             await shell.close()
+
+    # ---- MCP servers -------------------------------------------------------------------------
+
+    def _start_mcp_after_first_prompt(self, prompt: PromptSession[str]) -> None:
+        """Servers start once the prompt is drawn: a slow server never delays it."""
+        mcp = self._loaded.config.mcp
+        if not mcp.servers and not mcp.import_:
+            return
+        app = prompt.app
+
+        def first_render(_: object) -> None:
+            app.after_render -= first_render
+            self._start_mcp()
+
+        app.after_render += first_render
+
+    def _start_mcp(self) -> None:
+        from aish.config.paths import state_dir
+        from aish.mcp import McpServers
+
+        try:
+            self._mcp = McpServers.from_config(
+                self._loaded.config.mcp, os.environ, state_dir() / "mcp"
+            )
+            self._mcp.start()
+        except Exception as error:  # MCP must never cost the user their shell
+            import logging
+
+            logging.getLogger("aish.repl").exception("starting MCP servers failed")
+            self._show_notice(f"MCP servers not started: {error}")
+            return
+        self._mcp_notices = asyncio.create_task(self._show_mcp_notices())
+
+    async def _show_mcp_notices(self) -> None:
+        # A server that fails or dies says so once, as it happens, above the prompt.
+        while self._mcp is not None:
+            for notice in self._mcp.take_notices():
+                self._show_notice(notice)
+            await asyncio.sleep(0.5)
+
+    def _at_turn_boundary(self) -> None:
+        """Adopt changed tool lists now, between turns, never within one (prefix stability)."""
+        if self._mcp is None:
+            return
+        offered_before = bool(self._mcp.tools())
+        if self._mcp.refresh() and offered_before:  # servers coming up is no news
+            count = len(self._mcp.tools())
+            self._view.status(f"MCP tools changed: {count} tool{'s' if count != 1 else ''} now")
+
+    async def _close_mcp(self) -> None:
+        if self._mcp_notices is not None:
+            self._mcp_notices.cancel()
+        if self._mcp is not None:
+            mcp, self._mcp = self._mcp, None
+            with contextlib.suppress(Exception):
+                await mcp.close()
+
+    def mcp_statuses(self) -> list[ServerStatus]:
+        return self._mcp.statuses() if self._mcp is not None else []
+
+    def mcp_tools(self) -> list[McpTool]:
+        # A meta command is between turns: the list shown is the one the next request offers.
+        self._at_turn_boundary()
+        return self._mcp.tools() if self._mcp is not None else []
+
+    async def mcp_restart(self, name: str) -> str:
+        if self._mcp is None:
+            return "no MCP servers configured"
+        return await self._mcp.restart(name)
 
     # ---- output around the prompt -----------------------------------------------------------
 
