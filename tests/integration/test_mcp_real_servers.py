@@ -106,6 +106,26 @@ async def test_everything_over_streamable_http_with_headers(tmp_path: Path) -> N
 
 
 @needs_everything
+async def test_an_http_server_that_went_away_is_down_at_the_next_call(tmp_path: Path) -> None:
+    with everything_http(tmp_path / "everything-http.log") as url:
+        mcp = servers({"web": {"url": url}, "local": everything_stdio()}, tmp_path)
+        mcp.start()
+        await settled(mcp)
+        mcp.refresh()
+    try:  # the HTTP server is stopped now
+        echo = await mcp.call(_tool(mcp, "web__echo"), {"message": "anyone?"})
+        assert echo.is_error
+        assert echo.text == f"the call failed: mcp server 'web' is down: cannot connect to {url}"
+        await settled(mcp)
+        assert [s.state for s in mcp.statuses()] == ["down", "up"]
+        assert mcp.take_notices() == [f"mcp server 'web' is down: cannot connect to {url}"]
+        local = await mcp.call(_tool(mcp, "local__echo"), {"message": "here"})
+        assert local.text == "Echo: here"
+    finally:
+        await mcp.close()
+
+
+@needs_everything
 @needs_time
 async def test_tool_specs_are_the_same_bytes_every_time(tmp_path: Path) -> None:
     mcp = servers({"time": time_stdio(), "everything": everything_stdio()}, tmp_path)

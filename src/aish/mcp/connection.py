@@ -46,13 +46,14 @@ _MAX_PAGES = 100
 _PROBE_TIMEOUT_S = 5.0
 
 
-@dataclass
+@dataclass(eq=False)  # calls are told apart by identity
 class _Call:
     tool: str
     arguments: dict[str, Any]
     result: asyncio.Future[ToolResult]
     task: asyncio.Task[None] | None = None
     abandoned: bool = False
+    started: float = field(default_factory=time.monotonic)
 
 
 class _Relist:
@@ -89,6 +90,7 @@ class ServerConnection:
     _log_offset: int = field(default=0, repr=False)
     _relist_pending: bool = field(default=False, repr=False)
     _relist_task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _in_flight: set[_Call] = field(default_factory=set, repr=False)
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -198,6 +200,8 @@ class ServerConnection:
                 elif not request.abandoned:
                     request.task = asyncio.create_task(self._call(client, request))
                     children.add(request.task)
+                    self._in_flight = {c for c in self._in_flight if not c.result.done()}
+                    self._in_flight.add(request)
         finally:
             for child in children:
                 child.cancel()
@@ -222,11 +226,8 @@ class ServerConnection:
             else:
                 outcome = render_result(_wire(result), time.monotonic() - started)
         except asyncio.CancelledError:
-            if not call.result.done():  # the caller is gone, or the server went down
-                text = "the call was cancelled"
-                if self.state == "down":
-                    text = f"the call failed: mcp server '{self.name}' is {self._down_text()}"
-                call.result.set_result(self._failed(started, text))
+            # The caller is gone, or the connection is closing: then the owner answers the
+            # call once it knows why (see `_fail_waiting`).
             raise
         except Exception as exc:  # a bug or a malformed result: the model hears, aish goes on
             _log.debug("mcp call %s/%s failed", self.name, call.tool, exc_info=True)
@@ -337,11 +338,17 @@ class ServerConnection:
             self.on_down(self.name, reason)
 
     def _fail_waiting(self) -> None:
-        text = f"mcp server '{self.name}' is {self._down_text()}"
+        """Answer the calls the server will never answer now: queued, or cut short."""
+        for call in self._in_flight:
+            if not call.result.done():
+                text = f"the call failed: mcp server '{self.name}' is {self._down_text()}"
+                call.result.set_result(self._failed(call.started, text))
+        self._in_flight.clear()
         while not self._queue.empty():
             request = self._queue.get_nowait()
             if isinstance(request, _Call) and not request.result.done():
-                request.result.set_result(self._failed(time.monotonic(), text))
+                text = f"mcp server '{self.name}' is {self._down_text()}"
+                request.result.set_result(self._failed(request.started, text))
 
     def _down_text(self) -> str:
         return f"down: {self.error}" if self.error else "down"
