@@ -68,4 +68,5 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
         max_tokens=preset.max_tokens,
         temperature=preset.temperature,
         max_retries=preset.max_retries,
+        tools=preset.tools,
     )

@@ -36,6 +36,8 @@ class ModelTarget:
     # Longest Retry-After the broker will honour by waiting; longer ones surface as errors.
     max_retry_wait_s: float = 20.0
     headers: tuple[tuple[str, str], ...] = ()
+    # False: never offer tools to this model (small local models that mangle tool calls).
+    tools: bool = True
 
 
 @dataclass(frozen=True)
