@@ -1,10 +1,12 @@
 """No path around the gate: a scan of `src/aish` for code that runs things.
 
-Whatever runs a process (the shell session's `run`, subprocess, exec, spawn) or types into the
-shell (the session's `send`/`send_nowait`: bytes typed at a shell prompt run as a command) is an
-executor. Every executor must be reached only from the user's own typed line or from a function
-that redeems the gate's `Authorization` first. Only the gate makes authorizations. A new executor
-or a new caller makes this test fail until it is reviewed and listed below.
+Whatever runs a process (the shell session's `run`, subprocess, exec, spawn), types into the
+shell (the session's `send`/`send_nowait`: bytes typed at a shell prompt run as a command) or
+calls an MCP tool (a `ToolBox`'s or `McpServers`' `call(tool, arguments)`, the SDK's
+`call_tool`) is an executor. Every executor must be reached only from the user's own typed line
+or from a function that redeems the gate's `Authorization` first. Only the gate makes
+authorizations. A new executor or a new caller makes this test fail until it is reviewed and
+listed below.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src" / "aish"
 GATE = SRC / "agent" / "gate.py"
 
-# The shell room implements execution; everything above it must go through these doors.
-IMPLEMENTS_EXECUTION = SRC / "shell"
+# The shell room implements running commands and the mcp room calling tools; everything above
+# them must go through these doors.
+IMPLEMENTS_EXECUTION = (SRC / "shell", SRC / "mcp")
 
 # Doors that run what the user typed themselves, never a model's proposal, each with the only
 # places it may be called from: in the end, the routed line the user typed.
@@ -55,7 +58,7 @@ class Function:
 
 def modules() -> Iterator[tuple[str, ast.Module]]:
     for path in sorted(SRC.rglob("*.py")):
-        if IMPLEMENTS_EXECUTION in path.parents:
+        if any(room in path.parents for room in IMPLEMENTS_EXECUTION):
             continue
         yield str(path.relative_to(SRC)), ast.parse(path.read_text(), str(path))
 
@@ -105,7 +108,13 @@ def runs_a_process(call: ast.Call) -> bool:
         return False
     # A shell session's `run(command, …)`; `asyncio.run(coroutine)` is not one. Its
     # `send(data)`/`send_nowait(data)` type bytes into the shell: `rm -rf x\r` runs too.
-    return (name == "run" and receiver != "asyncio") or name in ("send", "send_nowait")
+    # A toolbox's `call(tool, arguments)` (and the SDK's `call_tool`) runs a tool.
+    return (name == "run" and receiver != "asyncio") or name in (
+        "send",
+        "send_nowait",
+        "call",
+        "call_tool",
+    )
 
 
 def executors(all_functions: list[Function]) -> set[str]:
@@ -140,6 +149,7 @@ def test_the_scan_sees_the_repl_executor() -> None:
     assert executors(functions()) == {
         "ui/repl_commands.py:ShellCommands._execute",
         "ui/agent_shell.py:AgentShell._execute",
+        "ui/tool_runner.py:ToolRunner._call_tool",
     }
 
 
@@ -155,6 +165,31 @@ def test_typing_into_the_shell_counts_as_running() -> None:
     assert _scanned("subprocess.run(['ls'])") == [True]
     assert _scanned("asyncio.run(main())") == [False, False]
     assert _scanned("run(x)") == [False]
+
+
+def test_calling_a_tool_counts_as_running() -> None:
+    assert _scanned("await self._toolbox.call(tool, arguments)") == [True]
+    assert _scanned("await servers.call(tool, {'path': '/'})") == [True]
+    assert _scanned("await session.call_tool('rm', {})") == [True]
+
+
+def test_a_tool_called_without_redeeming_is_caught() -> None:
+    # The scan must see a frontend that calls the toolbox straight from the model's request.
+    tree = ast.parse(
+        "class Sneaky:\n"
+        "    async def on_call(self, call):\n"
+        "        return await self._call_tool(call.name, call.arguments)\n"
+        "    async def _call_tool(self, tool, arguments):\n"
+        "        return await self.toolbox.call(tool, arguments)\n"
+    )
+    found: list[Function] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for child in node.body:
+                assert isinstance(child, ast.AsyncFunctionDef)
+                found.append(Function(f"x.py:Sneaky.{child.name}", child.name, child))
+    assert executors(found) == {"x.py:Sneaky._call_tool"}
+    assert not redeems_before(found[0], "_call_tool")
 
 
 def test_every_executor_is_reached_only_through_the_gate_or_the_users_own_line() -> None:
@@ -245,4 +280,13 @@ def test_the_agent_runs_nothing_itself() -> None:
                 for name in [where or "", *names]:
                     assert not name.startswith(("subprocess", "pty", "aish.shell.session")), (
                         f"{module}:{node.lineno} imports {name}"
+                    )
+                # Tools are called by the frontend's executor: the agent knows the catalogue's
+                # schemas (`tool_specs`), never a connection to a server.
+                assert where not in ("mcp",) and not where.startswith("mcp."), (
+                    f"{module}:{node.lineno} imports the MCP SDK"
+                )
+                if where.startswith("aish.mcp"):
+                    assert where == "aish.mcp" and names == ["tool_specs"], (
+                        f"{module}:{node.lineno} imports {where}: {names}"
                     )

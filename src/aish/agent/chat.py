@@ -7,22 +7,41 @@ gate authorizes runs — in the user's shell, through the runner the frontend su
 takes nothing but the gate's `Authorization`. Cancelling a question, or interrupting a command
 the gate ran without asking, stops the rest of the reply's proposals. The second opinion, when
 it has to ask the active model, asks on this conversation's prefix (see `second_opinion`).
+
+The tool sub-loop: a reply that calls tools has each call judged by the gate (it asks unless
+the call is auto-approved and flagged by nothing), run by the frontend's tool executor, and
+answered with its result; then the model is asked again on the same prefix, until it answers
+in text, the user cancels, or the turn made `max_tool_calls` calls (the calls over it are
+answered with the limit, and the turn ends with one status line). `CMD:` lines of every reply
+of the turn are proposed once the sub-loop is over.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import extract_commands
 from aish.agent.events import CommandProposed, Frontend, Status
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.streaming import complete_lines
-from aish.conversation.context import CommandRun, Conversation
+from aish.agent.toolbox import (
+    CANCELLED,
+    DECLINED,
+    INTERRUPTED,
+    LIMIT,
+    ToolBox,
+    ToolExecutor,
+    ToolRound,
+    offered,
+    prepare,
+)
+from aish.conversation.context import CALL_STOPPED, CommandRun, Conversation
 from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, Reply
+from aish.llm.types import Message, ModelTarget, Reply, ToolCall
 
 if TYPE_CHECKING:
     from aish.agent.second_opinion import Opinion, SecondOpinion
@@ -43,12 +62,17 @@ class ChatOutcome:
     error: LLMError | None = None
     commands: list[str] = field(default_factory=list)
     ran: list[CommandRun] = field(default_factory=list)
+    # Tool calls the model made this turn (answered, run or not).
+    tool_calls: int = 0
+    # The user cancelled at a confirm prompt: nothing more of the turn was proposed.
+    cancelled: bool = False
 
 
 # The exit status of a command the user stopped with Ctrl-C (128 + SIGINT).
 _INTERRUPTED = 130
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
+_TOOL_UNASKED = "[{level}] {name} runs without asking (auto_approve)"
 
 _DESCRIBE = (
     "Explain briefly what this command would do, step by step, and whether it changes or "
@@ -66,16 +90,26 @@ class ChatTurn:
     policy: gate.Policy = field(default_factory=lambda: gate.Policy("interactive"))
     # One per session (it caches answers); None: no second opinion at all.
     second_opinion: SecondOpinion | None = None
+    # The MCP tools and their executor; without both no tools are offered.
+    tools: ToolBox[Any] | None = None
+    run_tool: ToolExecutor | None = None
+    max_tool_calls: int = 8
 
     async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
         outcome = ChatOutcome()
         newest = self.conversation.user_message(question, cwd=cwd)
-        exchange = Exchange(self.conversation, self.target, self.frontend, self.log)
+        specs = offered(self.target, self.tools) if self.run_tool is not None else ()
+        exchange = Exchange(self.conversation, self.target, self.frontend, self.log, tools=specs)
         outcome.error = await exchange.stream(
             newest, outcome.reply, cwd=cwd, logged={"text": question}
         )
-        outcome.commands = extract_commands(complete_lines(outcome.reply))
+        said = [complete_lines(outcome.reply)]
+        if self.conversation.unanswered_tool_calls():
+            await self._tool_loop(exchange, outcome, said)
+        if outcome.cancelled:
+            return outcome
+        outcome.commands = extract_commands("\n".join(said))
         for index, command in enumerate(outcome.commands):
             self.frontend.render(CommandProposed(command))
             authorization = await self._authorize(command)
@@ -100,27 +134,74 @@ class ChatTurn:
                 break
         return outcome
 
-    async def _authorize(self, command: str) -> gate.Authorization:
+    async def _authorize(self, command: str | gate.ProposedToolCall) -> gate.Authorization:
+        action = gate.ProposedCommand(command) if isinstance(command, str) else command
         authorization = await gate.authorize(
-            gate.ProposedCommand(command),
+            action,
             self.policy,
             confirmer=self.frontend,
             describe=self.describe,
             judge=self._judge if self.second_opinion is not None else None,
         )
-        verdict = authorization.verdict
-        self.log(
-            "decision",
-            {
-                "command": command,
-                "level": verdict.level,
-                "reasons": list(verdict.reasons),
-                "decision": authorization.decision,
-                "answer": authorization.outcome,
-                "ran": authorization.command if authorization.run else None,
-            },
-        )
+        self.log("decision", gate.decision_payload(authorization))
         return authorization
+
+    # ---- the tool sub-loop -------------------------------------------------------------------
+
+    async def _tool_loop(self, exchange: Exchange, outcome: ChatOutcome, said: list[str]) -> None:
+        """Answer the calls, ask again, until the model answers in text or the loop stops."""
+        assert self.run_tool is not None
+        answers = ToolRound(self.conversation, self.frontend, self.log, self.run_tool)
+        try:
+            while calls := self.conversation.unanswered_tool_calls():
+                if not await self._answer_calls(calls, answers, outcome):
+                    return
+                reply = outcome.reply = Reply()
+                outcome.error = await exchange.follow_up(reply)
+                said.append(complete_lines(reply))
+        except asyncio.CancelledError:
+            answers.answer_rest(INTERRUPTED)
+            raise
+        finally:
+            # Whatever stopped the loop, every call has its answer (the APIs insist).
+            answers.answer_rest(CALL_STOPPED)
+
+    async def _answer_calls(
+        self, calls: list[ToolCall], answers: ToolRound, outcome: ChatOutcome
+    ) -> bool:
+        """One reply's calls through the gate; False when the loop must stop here."""
+        assert self.tools is not None
+        for call in calls:
+            if outcome.tool_calls >= self.max_tool_calls:
+                rest = answers.answer_rest(LIMIT.format(limit=self.max_tool_calls))
+                self.frontend.render(
+                    Status(
+                        f"tool-call limit reached ({self.max_tool_calls} calls this turn, "
+                        f"mcp.max_tool_calls): {rest} more not run"
+                    )
+                )
+                return False
+            outcome.tool_calls += 1
+            prepared = prepare(call, self.tools)
+            if isinstance(prepared, str):
+                answers.answer(call, prepared, is_error=True)
+                self.frontend.render(Status(f"not run: {call.name} ({prepared})"))
+                continue
+            authorization = await self._authorize(prepared.action)
+            if authorization.outcome == "cancel":
+                rest = answers.answer_rest(CANCELLED)
+                self.frontend.render(Status(f"cancelled: {rest} tool call(s) not run"))
+                outcome.cancelled = True
+                return False
+            if not authorization.run:
+                answers.answer(call, DECLINED)
+                self.frontend.render(Status(f"not run: {prepared.action.text}"))
+                continue
+            if authorization.outcome == "auto":
+                level = authorization.verdict.level
+                self.frontend.render(Status(_TOOL_UNASKED.format(level=level, name=call.name)))
+            await answers.run_authorized(prepared, authorization)
+        return True
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None

@@ -27,9 +27,32 @@ class AssistantReasoning:
 
 @dataclass(frozen=True)
 class ToolCallProposed:
+    """A tool call of the reply, as the model streamed it (before the gate saw it)."""
+
     name: str
     arguments: str
     call_id: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    """The gate let a tool call run: `name` is `server__tool` as the model called it,
+    `arguments` its arguments as canonical JSON, `level` the gate's verdict."""
+
+    name: str
+    arguments: str
+    level: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    """A tool call's result: `text` is a short preview (the model gets the whole result),
+    `is_error` when the tool or its server failed (timeouts and dead servers too)."""
+
+    name: str
+    text: str
+    is_error: bool
+    duration_s: float
 
 
 @dataclass(frozen=True)
@@ -175,6 +198,8 @@ AgentEvent = (
     AssistantDelta
     | AssistantReasoning
     | ToolCallProposed
+    | ToolCallStarted
+    | ToolCallFinished
     | CommandProposed
     | Retrying
     | UsageRecorded

@@ -6,21 +6,28 @@ Shared by the chat turn and each Norris step. The newest user message is built b
 start says so. Afterwards the exchange joins the conversation — a partial reply marked cut — and
 the log; a request that produced nothing at all leaves the conversation untouched, so the next
 request is not a dangling user turn.
+
+The tools offered (`tools`, fixed for the exchange: the catalogue snapshot of this turn) go
+with every request of the exchange. A reply's tool calls join the conversation only when tools
+were offered — a model that calls a tool it was never given is told so in a note instead, so
+no request ever carries a call without the tool list it belongs to. `follow_up` asks for the
+next reply once the caller has answered every call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from aish.agent.events import AgentEvent, AssistantDelta, Frontend, RequestFailed, Status
 from aish.agent.streaming import stream_reply
-from aish.conversation.context import Conversation
+from aish.agent.toolbox import with_distinct_ids
+from aish.conversation.context import Conversation, tool_calls_payload
 from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, Reply
+from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 TurnLog = Callable[[str, Mapping[str, Any]], None]
 """Appends one turn (kind, payload) to the session log."""
@@ -63,6 +70,8 @@ class Exchange:
     log: TurnLog
     # What the call's usage counts as (`chat`, `norris`, …).
     category: str = "chat"
+    # Offered with every request of this exchange; empty: no tools.
+    tools: Sequence[ToolSpec] = ()
 
     async def stream(
         self, newest: Message, reply: Reply, *, cwd: str, logged: Mapping[str, Any]
@@ -73,18 +82,29 @@ class Exchange:
         keeps the partial reply and re-raises."""
         self.log("user", {**logged, "message": newest.content, "cwd": cwd})
         messages = self.conversation.request(newest)
+        return await self._send(messages, reply, lambda: self._commit(newest, reply, cwd))
+
+    async def follow_up(self, reply: Reply) -> LLMError | None:
+        """Stream the model's next reply after the tool messages that end the history (every
+        call of its last reply answered) into `reply`, and commit it, as `stream` does."""
+        messages = self.conversation.follow_up_request()
+        return await self._send(messages, reply, lambda: self._commit_follow_up(reply))
+
+    async def _send(
+        self, messages: list[Message], reply: Reply, commit: Callable[[], None]
+    ) -> LLMError | None:
         progress = _LoggedProgress(self.frontend, self.log)
         waiting = asyncio.create_task(self._say_waiting(progress))
         try:
             error = await stream_reply(
-                self.target, messages, progress, reply, category=self.category
+                self.target, messages, progress, reply, category=self.category, tools=self.tools
             )
         except asyncio.CancelledError:
-            self._commit(newest, reply, cwd)
+            commit()
             raise
         finally:
             waiting.cancel()
-        self._commit(newest, reply, cwd)
+        commit()
         if error is not None:
             message = str(error)
             self.log("status", {"text": message})
@@ -102,5 +122,39 @@ class Exchange:
             # Nothing came back: the question stays out of the history (its pending
             # context stays pending), so the next request is not a dangling user turn.
             return
-        self.conversation.commit(newest, reply.text, cut=reply.cut, cwd=cwd)
-        self.log("assistant", {"text": reply.text, "cut": reply.cut, "model": self.target.name})
+        calls = self._calls(reply)
+        self.conversation.commit(newest, reply.text, cut=reply.cut, cwd=cwd, tool_calls=calls)
+        self._logged(reply, calls)
+        self._not_offered(reply)
+
+    def _commit_follow_up(self, reply: Reply) -> None:
+        if not reply.text and reply.cut:
+            # Nothing came back: the history still ends in the tool results, which is a
+            # request the model can be asked again.
+            return
+        calls = self._calls(reply)
+        self.conversation.commit_follow_up(reply.text, cut=reply.cut, tool_calls=calls)
+        self._logged(reply, calls, follow_up=True)
+        self._not_offered(reply)
+
+    def _calls(self, reply: Reply) -> tuple[ToolCall, ...]:
+        if not self.tools or reply.cut:
+            return ()
+        return with_distinct_ids(reply.tool_calls)
+
+    def _logged(self, reply: Reply, calls: Sequence[ToolCall], *, follow_up: bool = False) -> None:
+        payload: dict[str, Any] = {"text": reply.text, "cut": reply.cut, "model": self.target.name}
+        if calls:
+            payload["tool_calls"] = tool_calls_payload(calls)
+        if follow_up:
+            payload["after_tools"] = True
+        self.log("assistant", payload)
+
+    def _not_offered(self, reply: Reply) -> None:
+        if self.tools or reply.cut:
+            return
+        for call in reply.tool_calls:
+            # Said after the commit, so it rides in the next user message.
+            text = f"[aish] no tools are offered here; {call.name} was not called"
+            self.conversation.note(text)
+            self.log("note", {"text": text})

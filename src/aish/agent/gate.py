@@ -1,12 +1,12 @@
 """THE gate: the only place that decides whether an action the model proposed may run.
 
-Every proposed action — a `CMD:` line in chat today; Norris steps, preplanned tasks and MCP
-tool calls as they land — comes here with the mode it was proposed in, and leaves as an
-`Authorization`. The verdict is computed here, never taken from the caller: the bash
-classifier for a command, `classify_tool_call` for a tool call (its server, arguments,
-annotations and the server's trust), both with the user's rules; if either fails, the action
-counts as destructive. That verdict, the second opinion, `auto_approve` and `confirm_cmd` meet
-in `decide`, which answers run, ask or halt:
+Every proposed action — a `CMD:` line in chat, a Norris step, an MCP tool call in chat or Norris
+— comes here with the mode it was proposed in, and leaves as an `Authorization`. The verdict is
+computed here, never taken from the caller: the bash classifier for a command,
+`classify_tool_call` for a tool call (its server, arguments, annotations and the server's
+trust), both with the user's rules; if either fails, the action counts as destructive. That
+verdict, the second opinion, `auto_approve` and `confirm_cmd` meet in `decide`, which answers
+run, ask or halt:
 
 - interactive: every command asks, showing its verdict; with `confirm_cmd = false` only `safe`
   commands run without asking. A tool call asks unless it is auto-approved *and* `safe` (or
@@ -62,6 +62,7 @@ __all__ = [
     "assess",
     "authorize",
     "decide",
+    "decision_payload",
     "redeem",
     "wants_second_opinion",
 ]
@@ -360,6 +361,21 @@ def _issue(
     )
     _ISSUED.add(authorization)
     return authorization
+
+
+def decision_payload(authorization: Authorization) -> dict[str, Any]:
+    """The gate's decision as a session-log payload (`decision` turns)."""
+    action = authorization.action
+    what = "command" if isinstance(action, ProposedCommand) else "tool_call"
+    verdict = authorization.verdict
+    return {
+        what: action.text,
+        "level": verdict.level,
+        "reasons": list(verdict.reasons),
+        "decision": authorization.decision,
+        "answer": authorization.outcome,
+        "ran": authorization.command if authorization.run else None,
+    }
 
 
 def redeem(authorization: object) -> Authorization:

@@ -30,6 +30,7 @@ from aish.llm.types import (
     StreamEvent,
     TextDelta,
     ToolCallReady,
+    ToolSpec,
     Usage,
 )
 
@@ -41,17 +42,18 @@ async def stream_reply(
     reply: Reply,
     *,
     category: str = "chat",
+    tools: Sequence[ToolSpec] = (),
 ) -> LLMError | None:
     """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
     re-raises; a request failure marks it cut and is returned. `category` labels the call's
-    usage (`chat`, `norris`, …)."""
+    usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`)."""
     from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
 
     def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
         frontend.render(Retrying(str(error), wait_s, attempt))
 
     try:
-        async for event in stream_chat(target, messages, on_retry=retrying):
+        async for event in stream_chat(target, messages, tools or None, on_retry=retrying):
             reply.add(event)
             for shown in _shown(event, target, category):
                 frontend.render(shown)

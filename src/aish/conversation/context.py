@@ -5,6 +5,11 @@ that: the system prompt is fixed when the conversation starts, history is append
 message is kept byte for byte as it was sent, and everything that changes from turn to turn —
 the commands run since the last reply, their output, the cwd — is rendered into the newest user
 message only.
+
+A reply that calls tools opens a *tool round*: the assistant message keeps its `tool_calls`,
+and each call is answered by one `tool` message right after it (a dangling call is an error
+for every API). While a round is open the model is asked again on `[system, …history…]`
+ending in those answers (`follow_up_request`), until it answers in text.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from aish.llm.types import Message
+from aish.llm.types import Message, ToolCall
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,12 @@ class CommandRun:
     notice: str | None = None
     # False when the gate let a model-proposed command run without asking the user.
     asked: bool = True
+
+
+# A call's answer in a side request made while its round is open (see `Conversation.request`).
+CALL_WAITS = "[aish] not run yet: this call waits for approval"
+# A call of a round aish stopped in the middle of (it died, or the run ended): never run.
+CALL_STOPPED = "[aish] not run: aish stopped before this call ran"
 
 
 @dataclass
@@ -58,16 +69,81 @@ class Conversation:
         )
 
     def request(self, newest: Message) -> list[Message]:
-        return [Message("system", self.system_prompt), *self.history, newest]
+        """The request for `newest`. Asked while a tool round is open (a side question such
+        as the second opinion on a call), the calls not answered yet are answered for this
+        request only, so it is one the API accepts; the history is not touched."""
+        waiting = [
+            Message("tool", CALL_WAITS, tool_call_id=call.id)
+            for call in self.unanswered_tool_calls()
+        ]
+        return [Message("system", self.system_prompt), *self.history, *waiting, newest]
 
-    def commit(self, newest: Message, reply_text: str, *, cut: bool = False, cwd: str = "") -> None:
-        """The exchange happened: both messages join the history exactly as sent."""
+    def follow_up_request(self) -> list[Message]:
+        """The request for the model's next reply once every call of its last one is answered:
+        the history as it stands, ending in the tool messages (no new user message)."""
+        if not self.awaits_reply:
+            raise ValueError("no answered tool round to follow up")
+        return [Message("system", self.system_prompt), *self.history]
+
+    def commit(
+        self,
+        newest: Message,
+        reply_text: str,
+        *,
+        cut: bool = False,
+        cwd: str = "",
+        tool_calls: Sequence[ToolCall] = (),
+    ) -> None:
+        """The exchange happened: both messages join the history exactly as sent. With
+        `tool_calls` the reply opens a tool round: each call must be answered next."""
         self.history.append(newest)
         self.cwd_told = cwd or self.cwd_told
-        text = reply_text + ("\n[reply cut short]" if cut else "")
-        self.history.append(Message("assistant", text))
+        self._append_reply(reply_text, cut, tool_calls)
         self.pending.clear()
         self.notes.clear()
+
+    def commit_follow_up(
+        self, reply_text: str, *, cut: bool = False, tool_calls: Sequence[ToolCall] = ()
+    ) -> None:
+        """The model's reply to the tool results that end the history (see `commit`)."""
+        if not self.awaits_reply:
+            raise ValueError("a follow-up reply needs answered tool calls before it")
+        self._append_reply(reply_text, cut, tool_calls)
+
+    def _append_reply(self, text: str, cut: bool, tool_calls: Sequence[ToolCall]) -> None:
+        text += "\n[reply cut short]" if cut else ""
+        # A cut reply ran no tool: streams deliver calls only once the reply is complete.
+        calls = () if cut else tuple(tool_calls)
+        if len({call.id for call in calls}) != len(calls):
+            raise ValueError("tool call ids must be distinct within a reply")
+        self.history.append(Message("assistant", text, tool_calls=calls))
+
+    def answer_tool_call(self, call_id: str, text: str) -> None:
+        """The answer to one call of the open round, as the model will read it."""
+        if call_id not in {call.id for call in self.unanswered_tool_calls()}:
+            raise ValueError(f"no unanswered tool call {call_id!r}")
+        self.history.append(Message("tool", text, tool_call_id=call_id))
+
+    def unanswered_tool_calls(self) -> list[ToolCall]:
+        """The calls of the last reply that have no answer yet (empty: no open round)."""
+        answered: set[str | None] = set()
+        for message in reversed(self.history):
+            if message.role == "tool":
+                answered.add(message.tool_call_id)
+            elif message.role == "assistant":
+                return [call for call in message.tool_calls if call.id not in answered]
+            else:
+                break
+        return []
+
+    @property
+    def awaits_reply(self) -> bool:
+        """Every call of the last reply is answered and the model has not replied yet."""
+        return (
+            bool(self.history)
+            and self.history[-1].role == "tool"
+            and not (self.unanswered_tool_calls())
+        )
 
     def reset(self) -> None:
         self.history.clear()
@@ -75,37 +151,60 @@ class Conversation:
         self.notes.clear()
         self.cwd_told = ""
 
+    def answer_unanswered(self, text: str) -> list[ToolCall]:
+        """Answer every call of the open round that has no answer yet with `text`."""
+        calls = self.unanswered_tool_calls()
+        for call in calls:
+            self.answer_tool_call(call.id, text)
+        return calls
+
     @classmethod
     def replay(
         cls, system_prompt: str, turns: Iterable[tuple[str, Mapping[str, Any]]]
     ) -> Conversation:
-        """Rebuild a logged conversation: user messages exactly as they were sent, replies,
-        and the commands run after the last reply as pending context."""
+        """Rebuild a logged conversation: user messages exactly as they were sent, replies
+        with their tool calls, the calls' answers, and the commands run after the last reply
+        as pending context. A round aish died in the middle of is closed (`CALL_STOPPED`)."""
         conversation = cls(system_prompt)
         asked: Message | None = None
         partial = ""  # reply text logged while it streamed, before the reply was complete
         cwd = ""  # the cwd the logged question was asked in
+
+        def died_mid_reply() -> None:  # keep what was shown
+            if asked is not None and partial:
+                conversation.commit(asked, partial, cut=True, cwd=cwd)
+            elif partial and conversation.awaits_reply:
+                conversation.commit_follow_up(partial, cut=True)
+
         for kind, payload in turns:
             if kind == "user":
-                if asked is not None and partial:  # aish died mid-reply: keep what was shown
-                    conversation.commit(asked, partial, cut=True, cwd=cwd)
+                died_mid_reply()
+                conversation.answer_unanswered(CALL_STOPPED)
                 asked = Message("user", str(payload.get("message", payload.get("text", ""))))
                 cwd = str(payload.get("cwd", cwd))
                 partial = ""
             elif kind == "assistant_delta":
                 partial += str(payload.get("text", ""))
-            elif kind == "assistant" and asked is not None:
-                text = str(payload.get("text", ""))
-                conversation.commit(asked, text, cut=bool(payload.get("cut")), cwd=cwd)
+            elif kind == "assistant":
+                text, cut = str(payload.get("text", "")), bool(payload.get("cut"))
+                calls = tool_calls_from(payload.get("tool_calls"))
+                if asked is not None:
+                    conversation.commit(asked, text, cut=cut, cwd=cwd, tool_calls=calls)
+                elif conversation.awaits_reply:
+                    conversation.commit_follow_up(text, cut=cut, tool_calls=calls)
                 asked, partial = None, ""
+            elif kind == "tool_result":
+                call_id = str(payload.get("call_id", ""))
+                if call_id in {call.id for call in conversation.unanswered_tool_calls()}:
+                    conversation.answer_tool_call(call_id, str(payload.get("message", "")))
             elif kind == "command":
                 conversation.note_command(_run_from(payload))
             elif kind == "note":
                 conversation.note(str(payload.get("text", "")))
             elif kind == "reset":
                 conversation.reset()
-        if asked is not None and partial:
-            conversation.commit(asked, partial, cut=True, cwd=cwd)
+        died_mid_reply()
+        conversation.answer_unanswered(CALL_STOPPED)
         return conversation
 
     def as_seen_by_model(self, *, cwd: str = "") -> list[Message]:
@@ -174,6 +273,21 @@ def _run_from(payload: Mapping[str, Any]) -> CommandRun:
         source=source,
         notice=payload.get("notice"),
         asked=bool(payload.get("asked", True)),
+    )
+
+
+def tool_calls_payload(calls: Sequence[ToolCall]) -> list[dict[str, str]]:
+    """A reply's tool calls as a session-log payload; `tool_calls_from` reads them back."""
+    return [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+
+
+def tool_calls_from(payload: object) -> tuple[ToolCall, ...]:
+    if not isinstance(payload, list):
+        return ()
+    return tuple(
+        ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
+        for c in payload
+        if isinstance(c, Mapping)
     )
 
 

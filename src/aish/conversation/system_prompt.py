@@ -16,6 +16,9 @@ class PromptFacts:
 
     os_name: str
     shell: str
+    # Whether tools may be offered in this conversation: MCP servers are configured. Decided
+    # once when the conversation starts, never from which servers are up at the moment, so
+    # the prompt stays byte-identical while servers come and go.
     tools: bool = False
 
 
@@ -31,8 +34,8 @@ Prefer read-only commands when you need information; say so when a command chang
 something.{tools_line}"""
 
 _TOOLS_LINE = (
-    "\nYou can also call the tools offered with this conversation;"
-    " calls are approved by the user too."
+    "\nTools may be offered with a request; call one when it helps. A call passes the same"
+    " safety check as a command, and its result comes back to you as the tool's answer."
 )
 
 

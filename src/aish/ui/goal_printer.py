@@ -35,7 +35,9 @@ from aish.agent.events import (
     RequestFailed,
     Retrying,
     Status,
+    ToolCallFinished,
     ToolCallProposed,
+    ToolCallStarted,
     UsageRecorded,
 )
 from aish.agent.gate import HaltAnswer, Verdict
@@ -51,6 +53,8 @@ JSON_EVENTS: dict[type, str] = {
     AssistantDelta: "text",
     AssistantReasoning: "reasoning",
     ToolCallProposed: "tool_call",
+    ToolCallStarted: "tool_start",
+    ToolCallFinished: "tool_end",
     CommandProposed: "command",
     Retrying: "retrying",
     UsageRecorded: "usage",

@@ -1,0 +1,52 @@
+"""The executor of MCP tool calls: what the gate authorized, and nothing else, reaches a server.
+
+The agent decides nothing here and calls nothing itself: it hands the gate's `Authorization`
+to `ToolRunner.run_authorized` (its `ToolExecutor`), which redeems it first — a forged, copied,
+declined or already used authorization is refused — then finds the tool in the catalogue
+snapshot and calls it. Like the shell executors, this lives in the frontend (see
+`tests/unit/test_gate_paths.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aish.agent import gate
+from aish.agent.toolbox import ToolBox, ToolOutcome
+
+__all__ = ["ToolRunner"]
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """The result of a call whose tool left the catalogue (its server went away)."""
+
+    text: str
+    is_error: bool = True
+    duration_s: float = 0.0
+
+
+class ToolRunner:
+    """Runs authorized tool calls on a `ToolBox` (`aish.mcp.McpServers`)."""
+
+    def __init__(self, toolbox: ToolBox[Any]) -> None:
+        self._toolbox = toolbox
+
+    async def run_authorized(self, authorization: gate.Authorization) -> ToolOutcome:
+        """Call the tool the gate authorized; raises `gate.Unauthorized` for anything else
+        (including a shell command: that is not this executor's to run). A server's failure
+        is a result with `is_error`, never an exception."""
+        approved = gate.redeem(authorization)
+        action = approved.action
+        if not isinstance(action, gate.ProposedToolCall):
+            raise gate.Unauthorized(f"not a tool call: {action.text}")
+        for tool in self._toolbox.tools():
+            # By the server's own names: the qualified name the model used may be sanitised.
+            if tool.server == action.server and tool.name == action.tool:
+                return await self._call_tool(tool, action.arguments)
+        return _Missing(f"the tool {action.name} is no longer available")
+
+    async def _call_tool(self, tool: Any, arguments: Mapping[str, Any]) -> ToolOutcome:
+        return await self._toolbox.call(tool, arguments)
