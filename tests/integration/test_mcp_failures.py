@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aish.mcp import McpServers, McpTool
-from tests.mcp_servers.support import SCRIPTED, scripted, servers, settled
+from tests.mcp_servers.support import MODERN, SCRIPTED, scripted, servers, settled
 
 SCRIPTED_TOOLS = ["add_tool", "crash", "echo", "fail", "freeze", "slow"]
 
@@ -227,5 +227,27 @@ async def test_servers_from_an_imported_file(tmp_path: Path) -> None:
         assert [(s.name, s.state) for s in mcp.statuses()] == [("imp", "up")]
         echo = await mcp.call(_tool(mcp, "imp__echo"), {"text": "imported"})
         assert echo.text == "imported"
+    finally:
+        await mcp.close()
+
+
+async def test_list_changed_on_a_2026_connection_arrives_through_a_subscription(
+    tmp_path: Path,
+) -> None:
+    modern = {"command": sys.executable, "args": [str(MODERN)]}
+    mcp = servers({"m": modern}, tmp_path)
+    try:
+        await _up(mcp)
+        assert [tool.qualified for tool in mcp.tools()] == ["m__add_tool", "m__echo"]
+        echo = await mcp.call(_tool(mcp, "m__echo"), {"text": "hi"})
+        assert (echo.text, echo.is_error) == ("hi", False)
+        assert (await mcp.call(_tool(mcp, "m__add_tool"), {})).text == "added"
+        for _ in range(200):
+            if mcp.statuses()[0].tools == 3:
+                break
+            await asyncio.sleep(0.05)
+        assert mcp.find("m__extra") is None
+        assert mcp.refresh() is True
+        assert mcp.find("m__extra") is not None
     finally:
         await mcp.close()

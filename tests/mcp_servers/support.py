@@ -28,6 +28,7 @@ from aish.mcp import McpServers
 ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / ".tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 SCRIPTED = Path(__file__).resolve().parent / "scripted_server.py"
+MODERN = Path(__file__).resolve().parent / "modern_server.py"
 
 needs_everything = pytest.mark.skipif(
     not EVERYTHING.is_file() or shutil.which("node") is None,

@@ -69,6 +69,15 @@ def test_structured_content_is_added_unless_a_text_block_says_it() -> None:
     assert _text(both) == said
     other = {"content": [{"type": "text", "text": "Sunny."}], "structuredContent": structured}
     assert _text(other) == 'Sunny.\n{"temperature":22,"sky":"clear"}'
+    # The SDK's servers wrap a plain return value as {"result": value}.
+    for value, shown in (("hi", "hi"), (3, "3"), ([1, 2], "[1, 2]")):
+        wrapped = {
+            "content": [{"type": "text", "text": shown}],
+            "structuredContent": {"result": value},
+        }
+        assert _text(wrapped) == shown
+    listed = {"content": [{"type": "text", "text": "hi"}], "structuredContent": ["hi"]}
+    assert _text(listed) == 'hi\n["hi"]'
 
 
 def test_odd_content_never_raises() -> None:

@@ -102,20 +102,31 @@ warn_at_dollars = [0.5, 2.0]  # warn once as the session passes each amount
 # stop_at_dollars = 5.0       # refuse further paid calls in this session
 
 # ---- MCP tool servers ---------------------------------------------------------------------
+# Servers start in the background after the prompt appears; their tools reach the model as
+# <server>__<tool>. A server that fails is reported once and the others keep working.
+# `:mcp` shows them, `:mcp restart <name>` starts one again. See docs/mcp.md.
 [mcp]
-import = []                  # JSON files in the common `mcpServers` shape to read as well
+import = []                  # JSON files in the common `mcpServers` shape (Claude, Cursor,
+                             # Gemini CLI, VS Code); servers declared below win on a name clash
+max_tool_calls = 8           # tool calls the model may make while answering one request
 
+# A stdio server: aish runs the command with your environment plus `env`; its stderr goes to
+# <state dir>/mcp/<name>.stderr.log, never to the terminal.
 # [mcp.servers.time]
 # command = "uvx"
-# args = ["mcp-server-time"]
-# env = {}
-# timeout_s = 30
-# auto_approve = ["time__*"]  # tool names that skip the confirm prompt when the gate agrees
+# args = ["mcp-server-time", "--local-timezone=UTC"]
+# env = { TZ = "UTC" }
+# cwd = "~/src"
+# timeout_s = 30              # each call, and each step of starting
+# trusted = true              # trust its readOnlyHint/destructiveHint annotations
+# auto_approve = ["get_*"]    # tool names (bare or time__get_*) that skip the confirm prompt
+#                             # when the gate raises no flag
 
+# A Streamable HTTP server. ${VAR} and ${VAR:-default} are expanded from the environment in
+# command, args, env, cwd, url and headers, so keys stay out of this file.
 # [mcp.servers.docs]
 # url = "https://example.com/mcp"
-# headers = { Authorization = "Bearer ..." }
-# trusted = false             # trusted servers' read-only hints may count as safe
+# headers = { Authorization = "Bearer ${DOCS_TOKEN}" }
 
 # ---- terminal -----------------------------------------------------------------------------
 [ui]

@@ -45,3 +45,8 @@ def data_dir() -> Path:
 def log_file() -> Path:
     """The diagnostics log; the terminal only ever gets one-line summaries."""
     return state_dir() / "aish.log"
+
+
+def mcp_log_dir() -> Path:
+    """Where MCP stdio servers' stderr goes, one `<name>.stderr.log` each."""
+    return state_dir() / "mcp"

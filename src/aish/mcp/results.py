@@ -109,16 +109,26 @@ def _resource(resource: Mapping[str, Any]) -> str:
 
 
 def _said(structured: object, blocks: object) -> bool:
-    """Whether a text block is the structured content serialised (as servers are asked to)."""
+    """Whether a text block is the structured content serialised (as servers are asked to).
+
+    The SDK's servers wrap a plain return value as `{"result": value}`; a text block that is
+    the value itself says the same.
+    """
     if not isinstance(blocks, list):
         return False
+    candidates = [structured]
+    if isinstance(structured, Mapping) and list(structured) == ["result"]:
+        candidates.append(structured["result"])
     for block in blocks:
-        if isinstance(block, Mapping) and block.get("type") == "text":
-            try:
-                if json.loads(str(block.get("text"))) == structured:
-                    return True
-            except ValueError:
-                continue
+        if not isinstance(block, Mapping) or block.get("type") != "text":
+            continue
+        text = str(block.get("text"))
+        try:
+            parsed: object = json.loads(text)
+        except ValueError:
+            parsed = text
+        if any(parsed == candidate or text == candidate for candidate in candidates):
+            return True
     return False
 
 
