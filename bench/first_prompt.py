@@ -1,7 +1,9 @@
 """Time to first prompt: spawn under a PTY until the prompt is on screen.
 
 `aish` next to `bash -i` (until its prompt) and `python3 -c pass` (until exit), many runs,
-medians. The budget for aish is 300 ms. Results go into bench/RESULTS.md between this bench's
+medians; and aish again with MCP servers configured, one of which needs 2 s before it speaks:
+servers start after the prompt, so that run's prompt must come as fast, well before the slow
+server is up. The budget for aish is 300 ms. Results go into bench/RESULTS.md between this bench's
 markers.
 
     .venv/bin/python bench/first_prompt.py [--runs 30]
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import statistics
@@ -38,6 +41,29 @@ def _until(cmd: str, args: list[str], pattern: str | None, env: dict[str, str]) 
     return elapsed
 
 
+_SLOW_SERVER = (
+    "import runpy, sys, time; time.sleep(2); sys.argv = ['mcp_server_time']; "
+    "runpy.run_module('mcp_server_time', run_name='__main__')"
+)
+
+
+def _mcp_home(home: Path) -> dict[str, str]:
+    """A config dir whose config adds three stdio MCP servers; the env that selects it."""
+    config = home / "mcp-config" / "aish"
+    config.mkdir(parents=True)
+    plain = (home / ".config" / "aish" / "config.toml").read_text()
+    servers = "".join(
+        f"[mcp.servers.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps(args)}\n"
+        for name, args in (
+            ("time", ["-m", "mcp_server_time"]),
+            ("time2", ["-m", "mcp_server_time"]),
+            ("slow", ["-c", _SLOW_SERVER]),
+        )
+    )
+    (config / "config.toml").write_text(plain + servers)
+    return {"XDG_CONFIG_HOME": str(config.parent)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
@@ -60,13 +86,22 @@ def main() -> int:
             "PS1": "BASHPROMPT$ ",
         }
         aish = [str(Path(sys.executable).parent / "aish"), [], r"\[aish:t\]"]
+        with_mcp = _mcp_home(home)
         bash = ["bash", ["--norc", "-i"], r"BASHPROMPT\$ "]
         python = ["python3", ["-c", "pass"], None]
-        samples: dict[str, list[float]] = {"aish": [], "bash -i": [], "python3 -c pass": []}
+        samples: dict[str, list[float]] = {
+            "aish": [],
+            "aish, 3 MCP servers (one slow)": [],
+            "bash -i": [],
+            "python3 -c pass": [],
+        }
         for _ in range(2):  # warm caches
             _until(str(aish[0]), [], str(aish[2]), env)
         for _ in range(args.runs):
             samples["aish"].append(_until(str(aish[0]), [], str(aish[2]), env))
+            samples["aish, 3 MCP servers (one slow)"].append(
+                _until(str(aish[0]), [], str(aish[2]), {**env, **with_mcp})
+            )
             samples["bash -i"].append(_until(str(bash[0]), list(bash[1]), str(bash[2]), env))
             samples["python3 -c pass"].append(_until(str(python[0]), list(python[1]), None, env))
     medians = {name: statistics.median(values) for name, values in samples.items()}
