@@ -6,6 +6,9 @@ each through the gate in Norris mode (or headless mode for `aish goal`): `safe` 
 `unknown` asks the second opinion, `destructive` and a YES halt for the user's proceed / skip /
 abort. What ran — output, exit status, cwd — goes into the next step's message; so does a skip
 ("[aish] action skipped by user: …"). Commands run in the agent's own shell (`AgentShell`).
+A reply's tool calls are actions too, after its commands: the same gate, the same skip,
+repeat and failure rules (a tool's error is a failure), but each is answered by a tool message
+right after the reply, whether it ran, was skipped or never got its turn.
 
 With a preplanner the run first asks it for tasks (`preplan`); each step then names the current
 one, and the run moves to the next task after a step whose actions all succeeded, or one the
@@ -30,7 +33,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import GoalLine, extract_commands, extract_goal
@@ -48,9 +51,11 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.exchange import Exchange, TurnLog
+from aish.agent.norris_actions import Proposal, tool_call_proposals
 from aish.agent.norris_bounds import NorrisBounds
 from aish.agent.norris_prompt import StepFacts, step_message
 from aish.agent.streaming import complete_lines
+from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.llm.types import ModelTarget, Reply
 
@@ -84,6 +89,10 @@ class NorrisResult:
 
 # How a step's actions went: all ran and succeeded, the user skipped one, or one failed.
 _Outcome = Literal["ok", "skipped", "failed"]
+
+# The answer of a tool call whose step ended before its turn came (the run ended, or the model
+# said the goal is blocked).
+_STEP_ENDED = "[aish] not run: the step ended before this call ran"
 
 
 class _End(Exception):
@@ -153,9 +162,17 @@ class NorrisRun:
     # Tasks planned already (then the planner is not asked) and who planned them.
     tasks: tuple[str, ...] = ()
     planned_by: str | None = None
+    # The MCP tools and their executor; without both no tools are offered.
+    tools: ToolBox[Any] | None = None
+    run_tool: ToolExecutor | None = None
+    # Tool calls run from one reply at most; the rest are answered with the limit.
+    max_tool_calls: int = 8
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
+        self._answers: ToolRound | None = None
+        if self.run_tool is not None:
+            self._answers = ToolRound(self.conversation, self._spending, self.log, self.run_tool)
         self._started = 0.0
         self._waiting_s = 0.0  # at HALT prompts
         self._step = 0
@@ -253,7 +270,10 @@ class NorrisRun:
         text = step_message(facts)
         cwd = self.cwd()
         newest = self.conversation.user_message(text, cwd=cwd)
-        exchange = Exchange(self.conversation, self.target, self._spending, self.log, "norris")
+        specs = offered(self.target, self.tools) if self._answers is not None else ()
+        exchange = Exchange(
+            self.conversation, self.target, self._spending, self.log, "norris", tools=specs
+        )
         reply = Reply()
         try:
             async with asyncio.timeout(_finite(self._remaining_s())):
@@ -269,16 +289,34 @@ class NorrisRun:
             raise _End("failed", str(error))
         said = complete_lines(reply)
         goal = extract_goal(said)
-        if goal is not None and goal.state == "blocked":
-            return goal, "ok"  # nothing more is run for a model that says it cannot go on
-        commands = extract_commands(said)
-        if reply.tool_calls:
-            # No tools are offered to Norris yet: say so, so the model uses CMD: lines.
-            for call in reply.tool_calls:
-                self._note(f"[aish] no tools are available here; {call.name} was not called")
-        if not commands and goal is None and not reply.tool_calls:
-            raise _End("stalled", "the reply proposed no action and no GOAL line")
-        return goal, await self._dispatch(commands)
+        try:
+            if goal is not None and goal.state == "blocked":
+                return goal, "ok"  # nothing more is run for a model that says it cannot go on
+            commands = extract_commands(said)
+            if not commands and goal is None and not reply.tool_calls:
+                raise _End("stalled", "the reply proposed no action and no GOAL line")
+            proposals = [Proposal.command(command) for command in commands]
+            proposals += self._tool_proposals()
+            return goal, await self._dispatch(proposals)
+        finally:
+            # However the step ended, every call of the reply has its answer.
+            if self._answers is not None:
+                self._answers.answer_rest(_STEP_ENDED)
+
+    def _tool_proposals(self) -> list[Proposal]:
+        calls = self.conversation.unanswered_tool_calls()
+        if not calls or self.tools is None:
+            return []  # no tools offered to this run, or the reply made no call
+        proposals = tool_call_proposals(calls, self.tools, self.max_tool_calls)
+        over = sum(p.over_limit for p in proposals)
+        if over:
+            self.frontend.render(
+                Status(
+                    f"tool-call limit reached ({self.max_tool_calls} calls in one step, "
+                    f"mcp.max_tool_calls): {over} more not run"
+                )
+            )
+        return proposals
 
     def _facts(self) -> StepFacts:
         tasks = self.tasks
@@ -289,12 +327,22 @@ class NorrisRun:
             self.goal, self._step, self.bounds.max_steps, tasks[index], index + 1, len(tasks)
         )
 
-    async def _dispatch(self, commands: list[str]) -> _Outcome:
-        for index, command in enumerate(commands):
-            key = " ".join(command.split())
+    async def _dispatch(self, proposals: list[Proposal]) -> _Outcome:
+        for index, proposal in enumerate(proposals):
+            text, key = proposal.text, proposal.key
+            if proposal.over_limit:  # answered in its turn: the answers follow the calls' order
+                self._tell(proposal, proposal.error)
+                continue
             if key in self._dead_ends or key in self._failed:
-                raise _End("stuck", f"proposed again after it failed or was skipped: {command}")
-            authorization = await self._authorize(command)
+                raise _End("stuck", f"proposed again after it failed or was skipped: {text}")
+            rest = proposals[index + 1 :]
+            if proposal.action is None:  # a tool call that cannot be made: the model's error
+                self._tell(proposal, proposal.error, is_error=True)
+                self.frontend.render(Status(f"not run: {text} ({proposal.error})"))
+                self._failed.add(key)
+                self._not_run(rest, "after the failure above")
+                return "failed"
+            authorization = await self._authorize(proposal.action)
             outcome = authorization.outcome
             if outcome == "abort":
                 raise _End("aborted", "aborted at the HALT prompt")
@@ -304,7 +352,7 @@ class NorrisRun:
                     Halt(
                         self._step,
                         self.bounds.max_steps,
-                        command,
+                        text,
                         authorization.verdict.level,
                         tuple(authorization.verdict.reasons),
                     )
@@ -312,13 +360,12 @@ class NorrisRun:
                 raise _End(
                     "halted",
                     f"[{authorization.verdict.level}] {reasons}".rstrip(),
-                    pending=command,
+                    pending=text,
                 )
-            rest = commands[index + 1 :]
             if not authorization.run:  # skipped
-                self.frontend.render(Status(f"skipped: {command}"))
+                self.frontend.render(Status(f"skipped: {text}"))
                 self._dead_ends.add(key)
-                self._note(f"[aish] action skipped by user: {command}")
+                self._tell(proposal, f"[aish] action skipped by user: {text}")
                 self._not_run(rest, "after the skipped action")
                 self._skips_in_a_row += 1
                 if self._skips_in_a_row >= self.bounds.skips_allowed:
@@ -328,8 +375,14 @@ class NorrisRun:
                     )
                 return "skipped"
             self._skips_in_a_row = 0
-            run = await self._run(authorization)
-            if run.exit_status != 0:
+            if proposal.prepared is not None:
+                assert self._answers is not None
+                failed = (
+                    await self._answers.run_authorized(proposal.prepared, authorization)
+                ).is_error
+            else:
+                failed = (await self._run(authorization)).exit_status != 0
+            if failed:
                 self._failed.add(key)
                 self._not_run(rest, "after the failure above")
                 return "failed"
@@ -338,26 +391,14 @@ class NorrisRun:
                 self._failed.clear()
         return "ok"
 
-    async def _authorize(self, command: str) -> gate.Authorization:
+    async def _authorize(self, action: gate.Action) -> gate.Authorization:
         authorization = await gate.authorize(
-            gate.ProposedCommand(command),
+            action,
             self.policy,
             judge=self._judge if self.second_opinion is not None else None,
             halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
         )
-        verdict = authorization.verdict
-        self.log(
-            "decision",
-            {
-                "command": command,
-                "level": verdict.level,
-                "reasons": list(verdict.reasons),
-                "decision": authorization.decision,
-                "answer": authorization.outcome,
-                "ran": authorization.command if authorization.run else None,
-                "norris_step": self._step,
-            },
-        )
+        self.log("decision", {**gate.decision_payload(authorization), "norris_step": self._step})
         return authorization
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
@@ -393,9 +434,16 @@ class NorrisRun:
         self.conversation.note(text)
         self.log("note", {"text": text})
 
-    def _not_run(self, rest: list[str], why: str) -> None:
-        for command in rest:
-            self._note(f"[aish] not run ({why}): {command}")
+    def _tell(self, proposal: Proposal, text: str, *, is_error: bool = False) -> None:
+        """Tell the model about a proposal: a tool call's answer, else a note."""
+        if proposal.call is not None and self._answers is not None:
+            self._answers.answer(proposal.call, text, is_error=is_error)
+        else:
+            self._note(text)
+
+    def _not_run(self, rest: list[Proposal], why: str) -> None:
+        for proposal in rest:
+            self._tell(proposal, f"[aish] not run ({why}): {proposal.text}")
 
     # ---- the end -----------------------------------------------------------------------------
 

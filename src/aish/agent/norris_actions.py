@@ -1,0 +1,59 @@
+"""The actions of one Norris step, in the order the step dispatches them: the reply's `CMD:`
+lines, then its tool calls.
+
+Each carries the key repeat detection compares (a command with its whitespace normalised; a
+tool call's `server__tool` with its arguments as canonical JSON), and what to do with it: an
+action for the gate, or — for a tool call that cannot be made (an unknown tool, arguments that
+are not a JSON object) or one over the step's limit — the answer the model gets instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aish.agent import gate
+from aish.agent.toolbox import LIMIT, PreparedCall, ToolBox, prepare
+from aish.llm.types import ToolCall
+
+__all__ = ["Proposal", "tool_call_proposals"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One action of a reply: a `CMD:` line, or a tool call (`call`), which is answered by a
+    tool message. A tool call that cannot be made has no `action`; `error` says why."""
+
+    text: str  # the command, or `server__tool {json}`
+    key: str  # equal for the same action proposed again
+    action: gate.Action | None
+    call: ToolCall | None = None
+    prepared: PreparedCall | None = None
+    error: str = ""
+    # Over the per-step limit: answered with the limit, in its turn, without running.
+    over_limit: bool = False
+
+    @classmethod
+    def command(cls, command: str) -> Proposal:
+        return cls(command, " ".join(command.split()), gate.ProposedCommand(command))
+
+    @classmethod
+    def tool_call(cls, call: ToolCall, prepared: PreparedCall | str) -> Proposal:
+        if isinstance(prepared, str):
+            text = f"{call.name} {call.arguments}"
+            return cls(text, text, None, call, error=prepared)
+        return cls(prepared.action.text, prepared.key, prepared.action, call, prepared)
+
+
+def tool_call_proposals(
+    calls: Sequence[ToolCall], tools: ToolBox[Any], limit: int
+) -> list[Proposal]:
+    """The calls in their order; those after the first `limit` are marked `over_limit`."""
+    proposals = [Proposal.tool_call(call, prepare(call, tools)) for call in calls[:limit]]
+    over = LIMIT.format(limit=limit)
+    proposals += [
+        Proposal(call.name, call.name, None, call, error=over, over_limit=True)
+        for call in calls[limit:]
+    ]
+    return proposals
