@@ -9,6 +9,7 @@ whether a call really ran:
   a trusted server's call to it is `unknown`.
 - `drop_notes {}`: deletes every note; annotated destructive.
 - `broken {}`: always fails (an `isError` result).
+- `wait {seconds}`: answers after a while; annotated read-only.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ def create_server(folder: Path) -> MCPServer:
         for path in folder.iterdir():
             path.unlink()
         return "dropped"
+
+    @server.tool(
+        name="wait",
+        description="Wait a while",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False),
+    )
+    async def wait(seconds: float) -> str:
+        await asyncio.sleep(seconds)
+        return "waited"
 
     @server.tool(name="broken", description="Always fails")
     def broken() -> str:

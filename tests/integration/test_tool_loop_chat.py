@@ -7,6 +7,7 @@ The frontend is scripted (it is the UI boundary: it answers the confirm prompt).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
@@ -355,6 +356,38 @@ async def test_cancel_at_the_prompt_answers_every_call_and_proposes_nothing_more
     answers = [m.content for m in turn.conversation.history if m.role == "tool"]
     assert answers == ["[aish] not run: the user cancelled this reply's calls"] * 2
     assert "cancelled: 2 tool call(s) not run" in frontend.statuses()
+
+
+async def test_ctrl_c_during_a_call_leaves_every_call_answered(
+    serve: ServeFn, both: McpServers
+) -> None:
+    calls = [
+        {"name": "notes__wait", "arguments": {"seconds": 30}},
+        {"name": "notes__read_note", "arguments": {"name": "todo"}},
+    ]
+    server = serve({"rules": [{"when": {}, "reply": {"tool_calls": calls}, "times": 1}]})
+    frontend = Frontend()
+    turn = Turn(server.url, frontend, both, auto_approve={"notes": ("*",)})
+    asking = asyncio.create_task(turn.chat.ask("wait for it"))
+    while not frontend.of(ToolCallStarted):
+        await asyncio.sleep(0.02)
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    answers = [m.content for m in turn.conversation.history if m.role == "tool"]
+    assert answers == [
+        "[tool error] interrupted by the user before it finished",
+        "[aish] not run: the user interrupted the turn",
+    ]
+    assert [e.is_error for e in frontend.of(ToolCallFinished)] == [True]
+    # The next question is a request the API accepts, and `--resume` agrees.
+    await turn.chat.ask("never mind")
+    assert [m["role"] for m in chat_requests(server)[1]["body"]["messages"][-3:]] == [
+        "tool",
+        "tool",
+        "user",
+    ]
+    assert Conversation.replay(SYSTEM, turn.log).history[:5] == turn.conversation.history[:5]
 
 
 # ---- who gets tools ----------------------------------------------------------------------------
