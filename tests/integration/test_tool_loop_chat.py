@@ -202,6 +202,28 @@ async def test_a_tool_call_asks_runs_and_its_result_reaches_the_model(
     assert replayed.history == turn.conversation.history
 
 
+async def test_the_loop_speaks_anthropic_too(serve: ServeFn, time_only: McpServers) -> None:
+    server = serve(
+        tool_loop(
+            {"name": "time__get_current_time", "arguments": {"timezone": "Europe/Paris"}},
+            answer_when="Europe/Paris",
+        )
+    )
+    frontend = Frontend("yes")
+    turn = Turn(server.url, frontend, time_only)
+    turn.chat.target = ModelTarget("claude", server.url, "testllm", api="anthropic", max_retries=0)
+    outcome = await turn.chat.ask("what time is it in France?")
+    assert outcome.reply.text == "Done."
+    first, second = [r for r in server.requests if r["path"] == "/v1/messages"]
+    assert second["body"]["tools"] == first["body"]["tools"]
+    call_turn, result_turn = second["body"]["messages"][-2:]
+    [use] = [b for b in call_turn["content"] if b["type"] == "tool_use"]
+    assert use["input"] == {"timezone": "Europe/Paris"}
+    [result] = result_turn["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == use["id"]
+    assert "Europe/Paris" in result["content"]
+
+
 async def test_auto_approve_runs_a_trusted_read_only_tool_without_asking(
     serve: ServeFn, time_only: McpServers
 ) -> None:
