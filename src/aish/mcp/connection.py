@@ -155,8 +155,9 @@ class ServerConnection:
             self._fail_waiting()
 
     async def _connect(self, stack: AsyncExitStack, errlog: IO[str] | None) -> Client | None:
-        from aish.mcp.transport import open_client
+        from aish.mcp.transport import load_sdk, open_client
 
+        await load_sdk()
         # Discovery may fall back to the handshake: two round trips, then the list.
         budget = 3 * self.server.timeout_s
         try:

@@ -15,6 +15,9 @@ TERM and USER.)
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -33,6 +36,21 @@ __all__ = ["open_client"]
 # A server may hold a Streamable HTTP response open while a tool runs; each request is bounded
 # by the call's own timeout instead.
 _HTTP_READ_TIMEOUT_S = 300.0
+
+
+_SDK_MODULES = ("httpx2", "mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types")
+
+
+def _import_sdk() -> None:
+    for name in _SDK_MODULES:
+        importlib.import_module(name)
+
+
+async def load_sdk() -> None:
+    """Import the SDK in a worker thread: it takes over a second, and done on the event loop
+    it would freeze the prompt that is already on the screen."""
+    if "mcp.client.streamable_http" not in sys.modules:
+        await asyncio.to_thread(_import_sdk)
 
 
 async def open_client(
