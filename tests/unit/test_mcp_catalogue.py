@@ -58,7 +58,16 @@ def test_colliding_names_all_get_a_hash() -> None:
         assert re.fullmatch(r"a__b__c_[0-9a-f]{8}", names[pair]), names[pair]
 
 
-@given(st.lists(st.tuples(st.text(max_size=80), st.text(max_size=140)), max_size=12))
+def test_names_from_json_with_lone_surrogates_still_work() -> None:
+    name = json.loads('"bad\\ud800" ')
+    names = qualified_names([("s", name), ("s", "bad_")])
+    assert len(set(names.values())) == 2 and all(_ALLOWED.fullmatch(n) for n in names.values())
+
+
+_ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=140)  # lone surrogates too
+
+
+@given(st.lists(st.tuples(_ANY_TEXT, _ANY_TEXT), max_size=12))
 def test_names_are_always_allowed_and_unique(pairs: list[tuple[str, str]]) -> None:
     names = qualified_names(pairs)
     assert set(names) == set(pairs)
@@ -111,6 +120,15 @@ def test_tool_specs_are_deterministic_bytes() -> None:
     # A deep copy: changing the spec never changes the catalogue.
     specs[0].parameters["properties"]["a"]["type"] = "string"
     assert first[0].input_schema["properties"]["a"] == {}
+
+
+def test_lone_surrogates_never_reach_a_request() -> None:
+    listed = json.loads(
+        '[{"name": "t", "description": "x\\udc80", "inputSchema": {"title": "\\ud800"}}]'
+    )
+    [spec] = tool_specs(build_catalogue([ServerTools("s", False, tuple(listed))]))
+    json.dumps(vars(spec), ensure_ascii=False).encode("utf-8")  # would raise on a surrogate
+    assert spec.description == "x?" and spec.parameters["title"] == "?"
 
 
 def test_tool_specs_sort_by_exposed_name() -> None:

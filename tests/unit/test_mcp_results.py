@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 from aish.mcp.results import MAX_RESULT_BYTES, render_result, size_label
@@ -105,3 +106,8 @@ def test_size_labels() -> None:
         "1.5 KB",
         "5.0 MB",
     ]
+
+
+def test_lone_surrogates_from_json_become_question_marks() -> None:
+    result = json.loads('{"content": [{"type": "text", "text": "a\\ud800b"}]}')
+    assert _text(result) == "a?b"

@@ -17,6 +17,7 @@ from typing import Any
 
 from aish.llm.types import ToolSpec
 from aish.mcp.naming import qualified_names
+from aish.mcp.results import valid_text
 
 __all__ = ["McpTool", "ServerTools", "build_catalogue", "tool_specs"]
 
@@ -91,7 +92,7 @@ def _description(tool: Mapping[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         title = tool.get("title")
         text = title if isinstance(title, str) else ""
-    text = text.strip()
+    text = valid_text(text.strip())
     return text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…"
 
 
@@ -111,5 +112,6 @@ def _annotations(value: object) -> dict[str, Any] | None:
 
 def _sorted(value: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy with every object's keys sorted (JSON round trip: plain types only)."""
-    copy = json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    copy = json.loads(valid_text(text))
     return copy if isinstance(copy, dict) else {}

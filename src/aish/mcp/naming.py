@@ -48,7 +48,7 @@ def qualified_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], s
 
 
 def _hashed(server: str, tool: str, name: str, chars: int = _HASH_CHARS) -> str:
-    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:chars]
+    digest = hashlib.sha256(f"{server}\0{tool}".encode(errors="surrogatepass")).hexdigest()[:chars]
     return f"{name[: MAX_NAME - chars - 1]}_{digest}"
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_RESULT_BYTES", "ToolResult", "render_result", "size_label"]
+__all__ = ["MAX_RESULT_BYTES", "ToolResult", "bounded", "render_result", "size_label", "valid_text"]
 
 MAX_RESULT_BYTES = 16 * 1024
 # One embedded text resource may take this much of the result before it is cut.
@@ -48,9 +48,20 @@ def render_result(result: Mapping[str, Any], duration_s: float) -> ToolResult:
     )
 
 
+def valid_text(text: str) -> str:
+    """`text` with lone surrogates (JSON allows `\\ud800`, UTF-8 does not) replaced by `?`, so
+    it can go into a request body."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
+
+
 def bounded(text: str, limit: int) -> str:
     """`text` when it fits in `limit` UTF-8 bytes, else its head and tail around a marker."""
-    data = text.encode("utf-8", errors="replace")
+    text = valid_text(text)
+    data = text.encode("utf-8")
     if len(data) <= limit:
         return text
     half = limit // 2
