@@ -63,6 +63,76 @@ def test_servers_start_after_the_prompt_and_are_listed(
     aish.child.expect(pexpect.EOF, timeout=15)
 
 
+def test_a_tool_call_in_chat_runs_through_the_gate(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve(
+        {
+            "rules": [
+                {"when": {"user": "day_of_week"}, "reply": {"text": "Done: it is that time."}},
+                {
+                    "when": {"user": "what time"},
+                    "reply": {
+                        "text": "Checking.",
+                        "tool_calls": [
+                            {"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}
+                        ],
+                    },
+                },
+                {
+                    "when": {"user": "convert"},
+                    "reply": {
+                        "tool_calls": [
+                            {
+                                "name": "time__convert_time",
+                                "arguments": {
+                                    "source_timezone": "UTC",
+                                    "time": "12:00",
+                                    "target_timezone": "Asia/Tokyo",
+                                },
+                            }
+                        ]
+                    },
+                },
+                {"when": {"user": "declined"}, "reply": {"text": "Fine, I will not."}},
+            ]
+        }
+    )
+    config = mcp_config(server.url).replace(
+        '"--local-timezone=UTC"]\n',
+        '"--local-timezone=UTC"]\ntrusted = true\nauto_approve = ["get_current_time"]\n',
+    )
+    aish = spawn_aish(aish_home, config=config)
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.expect("mcp server 'broken' is down")
+    aish.wait_prompt()  # redrawn below the notice
+    until_shown(aish, ":mcp", "2 tools")
+
+    # Trusted, read-only and auto-approved: it runs without a question, in a frame.
+    shown = aish.run("what time is it in UTC")
+    assert "time__get_current_time runs without asking (auto_approve)" in shown
+    assert '┌ ⚙ time__get_current_time {"timezone": "UTC"} [safe]' in shown
+    assert "└ ok · " in shown
+    assert "Done: it is that time." in shown
+    requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    tool_messages = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert '"timezone": "UTC"' in tool_messages[-1]["content"]
+
+    # Not auto-approved: the gate asks; `n` declines and the model is told.
+    aish.type_line("please convert noon UTC to Tokyo time")
+    aish.expect("time__convert_time")
+    aish.expect(r"\[d\]escribe")
+    aish.child.send("n")
+    shown = aish.wait_prompt()
+    assert "Fine, I will not." in shown
+    requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    tool_messages = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert "declined" in tool_messages[-1]["content"]
+    aish.type_line(":quit")
+    aish.child.expect(pexpect.EOF, timeout=15)
+
+
 def test_without_servers_mcp_says_how_to_add_one() -> None:
     assert mcp_status_lines([]) == [
         "no MCP servers configured ([mcp.servers.<name>] or mcp.import in the config)"

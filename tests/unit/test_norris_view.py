@@ -16,6 +16,8 @@ from aish.agent.events import (
     NorrisEnded,
     NorrisStarted,
     NorrisStep,
+    ToolCallFinished,
+    ToolCallStarted,
 )
 from aish.agent.gate import HaltAnswer, Verdict
 from aish.ui.chat_view import ChatView
@@ -297,3 +299,24 @@ async def test_typed_text_counts_by_its_first_letter_and_nonsense_is_cleared() -
     assert await answer_halt("\x1b[200~skip it\x1b[201~\r") == "skip"
     assert await answer_halt("xyz\rs") == "skip"
     assert await answer_halt("xyz\x03") == "abort"
+
+
+def test_a_tool_call_in_its_frame() -> None:
+    lines = shown(
+        ToolCallStarted("time__get_current_time", '{"timezone": "UTC"}', "safe"),
+        ToolCallFinished("time__get_current_time", '{\n  "timezone": "UTC"\n}', False, 0.31),
+    )
+    assert lines == [
+        '┌ ⚙ time__get_current_time {"timezo… [safe]',
+        "│ {",
+        '│   "timezone": "UTC"',
+        "│ }",
+        "└ ok · 0.31s",
+        "",
+    ]
+
+
+def test_a_failed_tool_call_says_error_in_red() -> None:
+    event = ToolCallFinished("x__y", "server 'x' is down", True, 2.0)
+    assert styles(event) == [("│ server 'x' is down\n", ""), ("└ error · 2.0s\n", "red")]
+    assert text(ToolCallFinished("x__y", "", False, 0.01)) == "│ [no output]\n└ ok · 0.01s\n"

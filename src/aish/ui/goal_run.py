@@ -12,7 +12,6 @@ the run goes on without a log.
 from __future__ import annotations
 
 import os
-import platform
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,13 +23,16 @@ from aish.agent.norris_bounds import NorrisBounds
 from aish.agent.norris_setup import norris_models
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
-from aish.conversation.system_prompt import PromptFacts, render_system_prompt
+from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
+from aish.ui.prompt_facts import prompt_facts
+from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
     from aish.llm.types import ModelTarget
+    from aish.mcp import McpServers
     from aish.store import Store
 
 
@@ -52,7 +54,9 @@ async def run_goal(
     log = _SessionLog(printer)
     log.open(cwd=os.getcwd(), model=target.name)
     shell: AgentShell | None = None
+    servers: McpServers | None = None
     try:
+        servers = await _mcp_servers(config, printer)
         models = norris_models(
             config, target, os.environ, printer.render, executor_preset=not options.model_given
         )
@@ -66,7 +70,7 @@ async def run_goal(
         agent_shell = shell
         run = NorrisRun(
             options.goal,
-            Conversation(render_system_prompt(_prompt_facts(config))),
+            Conversation(render_system_prompt(prompt_facts(config))),
             models.executor,
             printer,
             agent_shell.run_authorized,
@@ -78,14 +82,43 @@ async def run_goal(
             planner=models.planner,
             tasks_max=config.norris.tasks_max,
             preplan_system=config.norris.preplan_system,
+            **tool_options(servers, config.mcp.max_tool_calls),
         )
         return await run.run()
     finally:
         if shell is not None:
             await shell.close()
+        if servers is not None:
+            await servers.close()
         if log.session_id is not None:
             printer.note(f"session #{log.session_id}: `aish --resume` continues it")
         log.close()
+
+
+# Nobody is waiting at a prompt: the run may wait this long for its MCP servers to come up,
+# so its first step already has their tools.
+_MCP_START_WAIT_S = 30.0
+
+
+async def _mcp_servers(config: AishConfig, printer: GoalPrinter) -> McpServers | None:
+    """The configured MCP servers, started and given time to come up (failures reported)."""
+    if not config.mcp.servers and not config.mcp.import_:
+        return None
+    import asyncio
+
+    from aish.config.paths import state_dir
+    from aish.mcp import McpServers
+
+    servers = McpServers.from_config(config.mcp, os.environ, state_dir() / "mcp")
+    servers.start()
+    waited = 0.0
+    while waited < _MCP_START_WAIT_S and any(s.state == "starting" for s in servers.statuses()):
+        await asyncio.sleep(0.05)
+        waited += 0.05
+    for notice in servers.take_notices():
+        printer.render(Status(notice))
+    servers.refresh()
+    return servers
 
 
 class _SessionLog:
@@ -129,13 +162,3 @@ class _SessionLog:
         self._printer.warn(f"session log unavailable, going on without it: {error}")
         self._session_id = None
         self.close()
-
-
-def _prompt_facts(config: AishConfig) -> PromptFacts:
-    from aish.shell.launch import choose_shell
-
-    try:  # the shell the agent really runs, not merely the one $SHELL names
-        kind = choose_shell(config.ui.shell, os.environ)[1]
-    except (ValueError, OSError):
-        kind = "bash"
-    return PromptFacts(os_name=platform.system() or "Unix", shell=kind)

@@ -1,7 +1,9 @@
-"""How a Norris run looks in a terminal, as styled text: no terminal needed to test it.
+"""How a Norris run — and any action's frame — looks in a terminal, as styled text: no
+terminal needed to test it.
 
-`norris_pieces` turns one Norris event into `(text, rich style)` pieces (style `""` is plain);
-`ChatView` writes them. Every user-visible string of the run lives here. The look:
+`norris_pieces` turns one Norris event, or a tool call's start and end (in chat too), into
+`(text, rich style)` pieces (style `""` is plain); `ChatView` writes them. Every user-visible
+string of the run lives here. The look:
 
     ⚡ Norris: count the python files                       (bold cyan)
       bounds: 16 steps · 15m wall clock · 3 skips          (dim)
@@ -13,6 +15,9 @@
     ┌ $ find . -name '*.py' [safe]                         (the level dim)
     │ ./a.py                                               (the last 20 lines, each cut to fit)
     └ exit 0 · 0.12s · /tmp/p                              (dim; red when the exit is not 0)
+    ┌ ⚙ time__get_current_time {"timezone":"UTC"} [safe]  (a tool call: name and arguments)
+    │ {"timezone": "UTC", "datetime": "…"}                 (its result's first lines)
+    └ ok · 0.31s                                           (dim; `error` in red)
     ─── NORRIS HALT ─── step 2/16 ──────────────────────   (bold red, to the full width)
     reason: [destructive] rm deletes files                 (red)
     action: rm -rf build                                   (red)
@@ -37,13 +42,33 @@ from aish.agent.events import (
     NorrisStarted,
     NorrisStatus,
     NorrisStep,
+    ToolCallFinished,
+    ToolCallStarted,
 )
 from aish.agent.gate import HaltAnswer
 from aish.ui.visible_text import visible
 
 Piece = tuple[str, str]
-NorrisEvent = NorrisStarted | NorrisStep | CommandStarted | CommandFinished | Halt | NorrisEnded
-NORRIS_EVENTS = (NorrisStarted, NorrisStep, CommandStarted, CommandFinished, Halt, NorrisEnded)
+NorrisEvent = (
+    NorrisStarted
+    | NorrisStep
+    | CommandStarted
+    | CommandFinished
+    | ToolCallStarted
+    | ToolCallFinished
+    | Halt
+    | NorrisEnded
+)
+NORRIS_EVENTS = (
+    NorrisStarted,
+    NorrisStep,
+    CommandStarted,
+    CommandFinished,
+    ToolCallStarted,
+    ToolCallFinished,
+    Halt,
+    NorrisEnded,
+)
 
 HALT_QUESTION = "[p]roceed / [s]kip / [a]bort "
 HALT_KEYS: dict[str, HaltAnswer] = {"p": "proceed", "s": "skip", "a": "abort"}
@@ -65,6 +90,10 @@ def norris_pieces(event: NorrisEvent, *, width: int) -> list[Piece]:
         return _command_started(event)
     if isinstance(event, CommandFinished):
         return _command_finished(event, width)
+    if isinstance(event, ToolCallStarted):
+        return _tool_started(event, width)
+    if isinstance(event, ToolCallFinished):
+        return _tool_finished(event, width)
     if isinstance(event, Halt):
         return _halt(event, width)
     return _ended(event)
@@ -147,6 +176,26 @@ def _command_finished(event: CommandFinished, width: int) -> list[Piece]:
     pieces.append((foot + "\n", "red" if event.exit_status != 0 else "dim"))
     if event.notice:
         pieces.append((f"  {_one_line(event.notice)}\n", "dim"))
+    return pieces
+
+
+def _tool_started(event: ToolCallStarted, width: int) -> list[Piece]:
+    # Arguments can be long JSON: one line, cut to fit (the model's call is logged whole).
+    head = _cut(f"┌ ⚙ {_one_line(event.name)} {_one_line(event.arguments)}", width - 12)
+    return [(head, ""), (f" [{_one_line(event.level)}]\n", "dim")]
+
+
+def _tool_finished(event: ToolCallFinished, width: int) -> list[Piece]:
+    lines = [line for line in visible(event.text).expandtabs(8).split("\n") if line.strip()]
+    pieces: list[Piece] = []
+    if lines:
+        pieces.append(("".join(f"│ {_cut(line, width - 2)}\n" for line in lines), ""))
+    else:
+        pieces.append(("│ [no output]\n", "dim"))
+    outcome = "error" if event.is_error else "ok"
+    pieces.append(
+        (f"└ {outcome} · {duration(event.duration_s)}\n", "red" if event.is_error else "dim")
+    )
     return pieces
 
 

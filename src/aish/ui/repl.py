@@ -22,11 +22,13 @@ from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import CommandRun, Conversation, run_payload
-from aish.conversation.system_prompt import PromptFacts, render_system_prompt
+from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.chat_view import ChatView, discard_typeahead
 from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
+from aish.ui.prompt_facts import prompt_facts
 from aish.ui.prompt_text import prompt_text
 from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
+from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -50,7 +52,7 @@ class Repl:
         self._store = store
         self._session = session
         self._model = model
-        self._facts = _prompt_facts(loaded)
+        self._facts = prompt_facts(loaded.config)
         self.conversation = Conversation(render_system_prompt(self._facts))
         self._policy = gate.Policy.from_config(loaded.config, "interactive")
         self._norris_policy = gate.Policy.from_config(loaded.config, "norris")
@@ -167,6 +169,7 @@ class Repl:
             self._log,
             policy=self._policy,
             second_opinion=self._second_opinion,
+            **tool_options(self._mcp, self._loaded.config.mcp.max_tool_calls),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -218,6 +221,7 @@ class Repl:
                     planner=models.planner,
                     tasks_max=config.norris.tasks_max,
                     preplan_system=config.norris.preplan_system,
+                    **tool_options(self._mcp, self._loaded.config.mcp.max_tool_calls),
                 )
                 await run.run()
             finally:
@@ -536,18 +540,6 @@ class Repl:
             if not self._log_failed:  # say it once; aish keeps working without its log
                 self._log_failed = True
                 self._view.status(f"session log unavailable: {error}")
-
-
-def _prompt_facts(loaded: LoadedConfig) -> PromptFacts:
-    import platform
-
-    from aish.shell.launch import choose_shell
-
-    try:  # the shell aish will really run, not merely the one $SHELL names
-        kind = choose_shell(loaded.config.ui.shell, os.environ)[1]
-    except (ValueError, OSError):
-        kind = "bash"
-    return PromptFacts(os_name=platform.system() or "Unix", shell=kind)
 
 
 def _color() -> bool:

@@ -50,3 +50,15 @@ class ToolRunner:
 
     async def _call_tool(self, tool: Any, arguments: Mapping[str, Any]) -> ToolOutcome:
         return await self._toolbox.call(tool, arguments)
+
+
+def tool_options(toolbox: ToolBox[Any] | None, max_tool_calls: int) -> dict[str, Any]:
+    """The keyword arguments that give a `ChatTurn` or a `NorrisRun` its tools and their
+    executor; none without a toolbox (no MCP servers configured)."""
+    if toolbox is None:
+        return {}
+    return {
+        "tools": toolbox,
+        "run_tool": ToolRunner(toolbox).run_authorized,
+        "max_tool_calls": max_tool_calls,
+    }

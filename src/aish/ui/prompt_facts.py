@@ -1,0 +1,28 @@
+"""What the system prompt says about the user's surroundings, decided once per conversation.
+
+Shared by the REPL and `aish goal`: the shell aish really runs (not merely the one `$SHELL`
+names), the OS, and whether tools may be offered — from whether MCP servers are configured,
+never from which are up at the moment, so the system prompt cannot change mid-conversation.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from typing import TYPE_CHECKING
+
+from aish.conversation.system_prompt import PromptFacts
+
+if TYPE_CHECKING:
+    from aish.config.schema import AishConfig
+
+
+def prompt_facts(config: AishConfig) -> PromptFacts:
+    from aish.shell.launch import choose_shell
+
+    try:
+        kind = choose_shell(config.ui.shell, os.environ)[1]
+    except (ValueError, OSError):
+        kind = "bash"
+    tools = bool(config.mcp.servers or config.mcp.import_)
+    return PromptFacts(os_name=platform.system() or "Unix", shell=kind, tools=tools)
