@@ -307,7 +307,7 @@ def test_a_tool_call_in_its_frame() -> None:
         ToolCallFinished("time__get_current_time", '{\n  "timezone": "UTC"\n}', False, 0.31),
     )
     assert lines == [
-        '┌ ⚙ time__get_current_time {"timezo… [safe]',
+        "┌ ⚙ time__get_current_time … [safe]",
         "│ {",
         '│   "timezone": "UTC"',
         "│ }",
