@@ -419,3 +419,52 @@ def test_ctrl_c_stops_the_command_and_exits_130(
             break
         time.sleep(0.05)
     assert all(_gone(pid) for pid in sleeps), "sleep 60 was left running"
+
+
+def _time_server(extra: str = "") -> str:
+    return (
+        "[mcp.servers.time]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        'args = ["-m", "mcp_server_time", "--local-timezone=UTC"]\n' + extra
+    )
+
+
+def test_mcp_tools_are_offered_and_gated_headless(
+    serve: ServeFn, xdg_home: Path, workdir: Path
+) -> None:
+    call = {"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {},
+                    "replies": [
+                        {"text": "Checking.", "tool_calls": [call]},
+                        {"text": "GOAL: complete it is late"},
+                        {"text": "Checking.", "tool_calls": [call]},
+                    ],
+                }
+            ]
+        }
+    )
+    # A trusted server's read-only tool is `safe`: --yes-safe runs it unattended.
+    _config(xdg_home, server.url, _time_server("trusted = true\n"))
+    result = _goal("--yes-safe", "--json", "what time is it", cwd=workdir)
+    assert result.returncode == 0, result.stdout[-1500:]
+    events = _events(result.stdout)
+    kinds = [e["type"] for e in events]
+    assert "tool_start" in kinds and "tool_end" in kinds
+    assert events[-1]["status"] == "done"
+    requests = _chat_requests(server)
+    offered = [t["function"]["name"] for t in requests[0]["body"]["tools"]]
+    assert offered == ["time__convert_time", "time__get_current_time"]
+    answers = [m for m in requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert "day_of_week" in answers[0]["content"]  # the real server's answer reached the model
+
+    # Untrusted, its hints count for nothing: the call halts, nothing is called.
+    _config(xdg_home, server.url, _time_server())
+    result = _goal("--yes-safe", "--json", "what time is it", cwd=workdir)
+    assert result.returncode == 3, result.stderr
+    end = _events(result.stdout)[-1]
+    assert end["status"] == "halted"
+    assert end["pending_action"] == 'time__get_current_time {"timezone": "UTC"}'
