@@ -129,6 +129,10 @@ def test_a_tool_call_in_chat_runs_through_the_gate(
     requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
     tool_messages = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert "declined" in tool_messages[-1]["content"]
+
+    history = aish.run(":history")
+    assert 'time__get_current_time {"timezone":"UTC"}' in history  # the call, as made
+    assert "── tool (" in history and '"day_of_week"' in history  # and its answer
     aish.type_line(":quit")
     aish.child.expect(pexpect.EOF, timeout=15)
 

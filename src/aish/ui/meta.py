@@ -133,8 +133,12 @@ async def _reset(repl: ReplContext, args: str) -> None:
 async def _history(repl: ReplContext, args: str) -> None:
     messages = repl.conversation.as_seen_by_model(cwd=repl.shell_cwd())
     for message in messages:
-        repl.say(f"── {message.role} " + "─" * max(0, 60 - len(message.role)))
-        repl.say(message.content)
+        role = message.role + (f" ({message.tool_call_id})" if message.tool_call_id else "")
+        repl.say(f"── {role} " + "─" * max(0, 60 - len(role)))
+        if message.content:
+            repl.say(visible(message.content))
+        for call in message.tool_calls:  # what the model asked of a tool, as it asked it
+            repl.say(visible(f"[tool call {call.id}] {call.name} {call.arguments}"))
     if len(messages) == 1:
         repl.say("(nothing asked yet)")
 
