@@ -8,7 +8,10 @@ and each frontend decides how things look.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from aish.llm.types import Usage
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,19 @@ class UsageRecorded:
     cost_usd: float | None
     estimated: bool
     category: str = "chat"
+
+    @classmethod
+    def of(cls, preset: str, usage: Usage, category: str = "chat") -> UsageRecorded:
+        """The event for a call's `Usage` as the broker reported it."""
+        return cls(
+            preset,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cached_tokens,
+            usage.provider_cost_usd,
+            usage.estimated,
+            category,
+        )
 
 
 @dataclass(frozen=True)

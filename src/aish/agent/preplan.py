@@ -77,18 +77,7 @@ async def preplan(
         _log.exception("preplan via %s failed", target.name)
         return _failed(target, f"{type(error).__name__}: {error}")
     if reply.usage is not None and on_event is not None:
-        usage = reply.usage
-        on_event(
-            UsageRecorded(
-                target.name,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.cached_tokens,
-                usage.provider_cost_usd,
-                usage.estimated,
-                category="norris-preplan",
-            )
-        )
+        on_event(UsageRecorded.of(target.name, reply.usage, "norris-preplan"))
     text = reply.text
     if reply.finish is not None and reply.finish.reason == "length":
         # Cut off by the token limit: the last line may be half a task, which the executor

@@ -212,18 +212,7 @@ class SecondOpinion:
             _log.exception("second opinion on %r failed", command)
             return Opinion("failed", f"second opinion failed: {error!r}{note}")
         if reply.usage is not None and on_event is not None:
-            usage = reply.usage
-            on_event(
-                UsageRecorded(
-                    target.name,
-                    usage.prompt_tokens,
-                    usage.completion_tokens,
-                    usage.cached_tokens,
-                    usage.provider_cost_usd,
-                    usage.estimated,
-                    category="safety",
-                )
-            )
+            on_event(UsageRecorded.of(target.name, reply.usage, "safety"))
         return _read_answer(reply.text, note)
 
     def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str, bool]:

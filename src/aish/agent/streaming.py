@@ -85,16 +85,6 @@ def _shown(event: StreamEvent, target: ModelTarget, category: str) -> list[Agent
         call = event.call
         return [ToolCallProposed(call.name, call.arguments, call.id)]
     if isinstance(event, Usage):
-        return [
-            UsageRecorded(
-                target.name,
-                event.prompt_tokens,
-                event.completion_tokens,
-                event.cached_tokens,
-                event.provider_cost_usd,
-                event.estimated,
-                category,
-            )
-        ]
+        return [UsageRecorded.of(target.name, event, category)]
     assert isinstance(event, Finish)
     return [ReplyFinished(event.reason, cut=False)]
