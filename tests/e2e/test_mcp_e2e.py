@@ -53,7 +53,8 @@ def test_servers_start_after_the_prompt_and_are_listed(
     assert "broken  down      0 tools    stdio  command not found" in shown
 
     tools = aish.run(":mcp tools time")
-    assert "time__get_current_time [read-only]  Get current time in a specific timezone" in tools
+    # Untrusted: its read-only hint is not shown as a fact (the gate ignores it too).
+    assert "time__get_current_time  Get current time in a specific timezone" in tools
     assert "time__convert_time" in tools
     assert "no tools from 'broken'" in aish.run(":mcp tools broken")
     assert "mcp server 'time' restarted: 2 tools" in aish.run(":mcp restart time", timeout=30)

@@ -475,8 +475,10 @@ async def test_the_second_opinion_on_a_call_asks_on_the_open_round(
     await turn.chat.ask("add eggs")
     assert frontend.asked == []
     assert (notes / "todo").read_text() == "buy milk\neggs\n"
-    _, safety, follow_up = chat_requests(server)
+    first, safety, follow_up = chat_requests(server)
     assert [safety["rule"], follow_up["rule"]] == ["safety", "answer"]
+    # Asked on the conversation's prefix, it carries the same tool list (the cached bytes).
+    assert safety["body"]["tools"] == first["body"]["tools"] == follow_up["body"]["tools"]
     # The side question answers the open call for itself only: a request the API accepts.
     side = safety["body"]["messages"]
     assert [m["role"] for m in side[-3:]] == ["assistant", "tool", "user"]

@@ -44,3 +44,19 @@ def test_anthropic_body_hoists_system_and_merges_user_turns() -> None:
     assert anthropic_protocol.messages_url(TARGET) == "http://127.0.0.1:1/v1/messages"
     no_v1 = ModelTarget("t", "https://api.anthropic.com", "m", api="anthropic")
     assert anthropic_protocol.messages_url(no_v1) == "https://api.anthropic.com/v1/messages"
+
+
+def test_anthropic_body_without_tools_tells_earlier_tool_rounds_as_text() -> None:
+    # Anthropic refuses tool_use/tool_result blocks in a request that defines no tools (every
+    # server down, a preset with tools = false, a side question on the conversation).
+    body = anthropic_protocol.request_body(TARGET, HISTORY, None)
+    assert "tools" not in body
+    assert body["messages"][1]["content"] == [
+        {"type": "text", "text": '[tool call c1: a {"x": 1}]'}
+    ]
+    assert body["messages"][2]["content"] == [
+        {"type": "text", "text": "[result of tool call c1]\nresult one"},
+        {"type": "text", "text": "and then?"},
+    ]
+    blocks = json.dumps(body)
+    assert "tool_use" not in blocks and "tool_result" not in blocks

@@ -19,7 +19,7 @@ of the turn are proposed once the sub-loop is over.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -41,7 +41,7 @@ from aish.agent.toolbox import (
 )
 from aish.conversation.context import CALL_STOPPED, CommandRun, Conversation
 from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, Reply, ToolCall
+from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.second_opinion import Opinion, SecondOpinion
@@ -94,12 +94,15 @@ class ChatTurn:
     tools: ToolBox[Any] | None = None
     run_tool: ToolExecutor | None = None
     max_tool_calls: int = 8
+    # The tool list of this turn's requests, for the side questions asked on its prefix.
+    _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
 
     async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
         outcome = ChatOutcome()
         newest = self.conversation.user_message(question, cwd=cwd)
         specs = offered(self.target, self.tools) if self.run_tool is not None else ()
+        self._specs = specs  # side questions on this conversation carry the same tool list
         exchange = Exchange(self.conversation, self.target, self.frontend, self.log, tools=specs)
         outcome.error = await exchange.stream(
             newest, outcome.reply, cwd=cwd, logged={"text": question}
@@ -213,6 +216,7 @@ class ChatTurn:
             fallback=self.target,
             on_event=self.frontend.render,
             prefix=self.conversation.request,
+            tools=self._specs,
         )
 
     async def describe(self, command: str) -> str:
@@ -221,7 +225,8 @@ class ChatTurn:
 
         question = Message("user", _DESCRIBE.format(command=command))
         try:
-            reply = await chat(self.target, self.conversation.request(question))
+            messages = self.conversation.request(question)
+            reply = await chat(self.target, messages, self._specs or None)
             text = reply.text.strip() or "(the model gave no description)"
         except LLMError as error:
             text = f"(no description: {error})"

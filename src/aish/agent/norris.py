@@ -57,7 +57,7 @@ from aish.agent.norris_prompt import StepFacts, step_message
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation, run_payload
-from aish.llm.types import ModelTarget, Reply
+from aish.llm.types import ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.second_opinion import Opinion, SecondOpinion
@@ -170,6 +170,7 @@ class NorrisRun:
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
+        self._specs: tuple[ToolSpec, ...] = ()  # this step's tool list
         self._answers: ToolRound | None = None
         if self.run_tool is not None:
             self._answers = ToolRound(self.conversation, self._spending, self.log, self.run_tool)
@@ -271,6 +272,7 @@ class NorrisRun:
         cwd = self.cwd()
         newest = self.conversation.user_message(text, cwd=cwd)
         specs = offered(self.target, self.tools) if self._answers is not None else ()
+        self._specs = specs  # the second opinion asks on this prefix, with this tool list
         exchange = Exchange(
             self.conversation, self.target, self._spending, self.log, "norris", tools=specs
         )
@@ -409,6 +411,7 @@ class NorrisRun:
             fallback=self.target,
             on_event=self._spending.render,
             prefix=self.conversation.request,
+            tools=self._specs,
         )
 
     async def _run(self, authorization: gate.Authorization) -> CommandRun:

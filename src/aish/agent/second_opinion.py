@@ -27,12 +27,12 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from aish.agent.events import AgentEvent, UsageRecorded
-from aish.llm.types import Message, ModelTarget, Reply
+from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -159,6 +159,7 @@ class SecondOpinion:
         fallback: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None = None,
         prefix: PrefixProvider | None = None,
+        tools: Sequence[ToolSpec] = (),
     ) -> Opinion | None:
         """The opinion on `command` if its verdict is `unknown`; None otherwise (not asked).
 
@@ -177,7 +178,7 @@ class SecondOpinion:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        opinion = await self._ask(command, fallback, on_event, prefix)
+        opinion = await self._ask(command, fallback, on_event, prefix, tools)
         if opinion.answer != "failed":
             # A failure says nothing about the command (the server may be back in a moment),
             # so only answers are remembered.
@@ -190,6 +191,7 @@ class SecondOpinion:
         fallback: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None,
         prefix: PrefixProvider | None,
+        tools: Sequence[ToolSpec],
     ) -> Opinion:
         from aish.llm.errors import LLMError
 
@@ -199,7 +201,10 @@ class SecondOpinion:
             return Opinion("failed", f"second opinion failed: {error}")
         try:
             messages = _messages(command, prefix if is_fallback else None)
-            reply = await asyncio.wait_for(self._call(target, messages), self.timeout_s)
+            # On the conversation's prefix, with its tool list too: the same bytes the chat's
+            # server has cached (and the API wants tools defined beside tool rounds).
+            offered = tools if is_fallback and prefix is not None else ()
+            reply = await asyncio.wait_for(self._call(target, messages, offered), self.timeout_s)
         except TimeoutError:
             return Opinion(
                 "failed",
@@ -234,10 +239,12 @@ class SecondOpinion:
         )
         return shorter, note, is_fallback
 
-    async def _call(self, target: ModelTarget, messages: list[Message]) -> Reply:
+    async def _call(
+        self, target: ModelTarget, messages: list[Message], tools: Sequence[ToolSpec]
+    ) -> Reply:
         from aish.llm.broker import chat
 
-        return await chat(target, messages, client=self._client)
+        return await chat(target, messages, tools or None, client=self._client)
 
 
 def _messages(command: str, prefix: PrefixProvider | None) -> list[Message]:

@@ -79,7 +79,7 @@ def request_body(
     }
     if system:
         body["system"] = system
-    body["messages"] = _turns(messages)
+    body["messages"] = _turns(messages, tools_defined=bool(tools))
     if tools:
         body["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
@@ -91,13 +91,13 @@ def request_body(
     return body
 
 
-def _turns(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def _turns(messages: Sequence[Message], *, tools_defined: bool) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
             continue
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = _blocks(message)
+        blocks = _blocks(message) if tools_defined else _text_blocks(message)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:
@@ -125,6 +125,22 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         except ValueError:
             arguments = {}
         blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+    return blocks
+
+
+def _text_blocks(message: Message) -> list[dict[str, Any]]:
+    """Tool rounds as plain text, for a request that offers no tools: the API refuses
+    `tool_use`/`tool_result` blocks without a `tools` list (the servers went down, the user
+    switched to a preset without tools, a side question on the conversation)."""
+    if message.role == "tool":
+        text = f"[result of tool call {message.tool_call_id or '?'}]\n{message.content}"
+        return [{"type": "text", "text": text}]
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        text = f"[tool call {call.id}: {call.name} {call.arguments}]"
+        blocks.append({"type": "text", "text": text})
     return blocks
 
 

@@ -117,6 +117,11 @@ async def _mcp_servers(config: AishConfig, printer: GoalPrinter) -> McpServers |
         waited += 0.05
     for notice in servers.take_notices():
         printer.render(Status(notice))
+    for status in servers.statuses():
+        if status.state == "starting":
+            printer.render(
+                Status(f"mcp server '{status.name}' is still starting; going on without it")
+            )
     servers.refresh()
     return servers
 

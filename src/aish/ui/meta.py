@@ -260,7 +260,8 @@ def mcp_tool_lines(tools: list[McpTool], server: str | None) -> list[str]:
         if len(summary) > _SUMMARY_MAX:  # one line per tool; `:mcp tools` is for scanning
             summary = summary[: _SUMMARY_MAX - 1].rstrip() + "…"
         hints = tool.annotations or {}
-        mark = " [read-only]" if hints.get("readOnlyHint") else ""
+        # An untrusted server's hints count for nothing at the gate: not shown as facts either.
+        mark = " [read-only]" if tool.trusted and hints.get("readOnlyHint") else ""
         lines.append(f"  {tool.qualified}{mark}  {summary}".rstrip())
     return lines
 

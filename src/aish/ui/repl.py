@@ -338,10 +338,13 @@ class Repl:
         self._mcp_notices = asyncio.create_task(self._show_mcp_notices())
 
     async def _show_mcp_notices(self) -> None:
-        # A server that fails or dies says so once, as it happens, above the prompt.
+        # A server that fails or dies says so once, above the prompt — only while the prompt
+        # is up: never over a reply, a confirm question or a full-screen program.
         while self._mcp is not None:
-            for notice in self._mcp.take_notices():
-                self._show_notice(notice)
+            app = self._prompt.app if self._prompt is not None else None
+            if app is not None and app.is_running:
+                for notice in self._mcp.take_notices():
+                    self._show_notice(notice)
             await asyncio.sleep(0.5)
 
     def _at_turn_boundary(self) -> None:
