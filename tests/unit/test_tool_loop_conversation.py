@@ -13,7 +13,7 @@ from aish.agent.toolbox import PreparedCall, answer_text, prepare, preview, with
 from aish.conversation.context import CALL_STOPPED, CALL_WAITS, Conversation
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.llm import anthropic_protocol, openai_protocol
-from aish.llm.types import Message, ModelTarget, ToolCall
+from aish.llm.types import Message, ModelTarget, ToolCall, ToolSpec
 
 CALL_A = ToolCall("call_1", "time__get_current_time", '{"timezone": "UTC"}')
 CALL_B = ToolCall("call_2", "notes__read_note", '{"name": "todo"}')
@@ -222,7 +222,10 @@ def test_both_apis_carry_a_round_and_the_next_question() -> None:
     target = ModelTarget("t", "http://127.0.0.1:1/v1", "m")
     openai = openai_protocol.request_body(target, request, None)["messages"]
     assert [m["role"] for m in openai] == ["system", "user", "assistant", "tool", "tool", "user"]
-    anthropic = anthropic_protocol.request_body(target, request, None)["messages"]
+    # With tools offered (as when the round happened); without, Anthropic gets the round as
+    # text (see test_request_bodies).
+    tools = [ToolSpec("time__now", "", {"type": "object"})]
+    anthropic = anthropic_protocol.request_body(target, request, tools)["messages"]
     assert [m["role"] for m in anthropic] == ["user", "assistant", "user"]
     results = anthropic[2]["content"]
     assert [block["type"] for block in results] == ["tool_result", "tool_result", "text"]

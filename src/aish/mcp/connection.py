@@ -221,9 +221,9 @@ class ServerConnection:
                         call.tool, call.arguments, read_timeout_seconds=timeout
                     )
             except TimeoutError:
-                outcome = await self._timed_out(client, started)
+                outcome = await self._timed_out(client, started, call)
             except MCPError as exc:
-                outcome = await self._protocol_error(client, exc, started)
+                outcome = await self._protocol_error(client, exc, started, call)
             else:
                 outcome = render_result(_wire(result), time.monotonic() - started)
         except asyncio.CancelledError:
@@ -236,18 +236,23 @@ class ServerConnection:
         if not call.result.done():
             call.result.set_result(outcome)
 
-    async def _protocol_error(self, client: Client, exc: Exception, started: float) -> ToolResult:
+    async def _protocol_error(
+        self, client: Client, exc: Exception, started: float, call: _Call
+    ) -> ToolResult:
         code = error_code(exc)
         if code == REQUEST_TIMEOUT:
-            return await self._timed_out(client, started)
+            return await self._timed_out(client, started, call)
         if code == CONNECTION_CLOSED:
             reason = self._closed_reason()
             self._queue.put_nowait(_Stop(reason))
             return self._failed(started, f"mcp server '{self.name}' {reason} during the call")
         return self._failed(started, f"mcp server '{self.name}': {describe(exc, self.server)}")
 
-    async def _timed_out(self, client: Client, started: float) -> ToolResult:
+    async def _timed_out(self, client: Client, started: float, call: _Call) -> ToolResult:
         text = f"mcp server '{self.name}' did not answer within {self.server.timeout_s:g} s"
+        outcome = self._failed(started, text)
+        if not call.result.done():  # the caller hears at timeout_s; the probe is aish's business
+            call.result.set_result(outcome)
         # A slow tool is the tool's business; a server that answers nothing at all is hung.
         try:
             async with asyncio.timeout(min(_PROBE_TIMEOUT_S, self.server.timeout_s)):
@@ -256,7 +261,7 @@ class ServerConnection:
             self._queue.put_nowait(
                 _Stop(f"stopped answering (a call timed out after {self.server.timeout_s:g} s)")
             )
-        return self._failed(started, text)
+        return outcome
 
     async def _list(self, client: Client) -> tuple[dict[str, Any], ...]:
         tools: list[dict[str, Any]] = []
