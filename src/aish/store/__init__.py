@@ -7,9 +7,12 @@ Imports nothing from `agent` or `ui`.
 from aish.store.api import Store
 from aish.store.database import default_store_path
 from aish.store.errors import StoreError, StoreVersionError
+from aish.store.memory import ForgetOutcome, MemoryItem
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
 
 __all__ = [
+    "ForgetOutcome",
+    "MemoryItem",
     "SessionInfo",
     "SessionSummary",
     "Store",

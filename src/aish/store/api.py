@@ -6,13 +6,14 @@ module as functions over a `Database`, and `Store` exposes them as methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from aish.store import sessions
+from aish.store import memory, sessions
 from aish.store.database import Database, default_store_path
+from aish.store.memory import ForgetOutcome, MemoryItem
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
 
 
@@ -89,3 +90,31 @@ class Store:
     ) -> list[SessionSummary]:
         """Most recently active first; unnamed sessions without turns only if `include_empty`."""
         return sessions.list_sessions(self.db, limit, include_empty=include_empty)
+
+    # memory
+
+    def add_memory(
+        self, kind: str, content: str, *, tags: Sequence[str] = (), source: str | None = None
+    ) -> MemoryItem:
+        """Remember an item; ValueError for an unknown kind or empty content."""
+        return memory.add_memory(self.db, kind, content, tags=tags, source=source)
+
+    def forget_memory(self, item_id: int) -> ForgetOutcome:
+        """Write a tombstone for an active item; "unknown" / "already" change nothing."""
+        return memory.forget_memory(self.db, item_id)
+
+    def active_memory(self) -> list[MemoryItem]:
+        """The items not forgotten, oldest first."""
+        return memory.active_memory(self.db)
+
+    def clear_memory(self) -> int:
+        """Forget every active item; return how many."""
+        return memory.clear_memory(self.db)
+
+    def prune_memory(self, older_than_days: int) -> int:
+        """Forget the active items written more than `older_than_days` ago; return how many."""
+        return memory.prune_memory(self.db, older_than_days)
+
+    def memory_version(self) -> int:
+        """Differs whenever the active set has changed since, in any process."""
+        return memory.memory_version(self.db)

@@ -60,4 +60,30 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             "CREATE INDEX turns_by_session ON turns (session_id, id)",
         ),
     ),
+    Migration(
+        "memory",
+        (
+            # Rows are never updated or deleted: forgetting adds a `memory_forgotten` row, so
+            # the history stays, and `memory_version` (max id + tombstone count) only grows.
+            # AUTOINCREMENT: an id is never reused, even by an import after everything was
+            # forgotten.
+            """
+            CREATE TABLE memory (
+                id          INTEGER PRIMARY KEY AUTOINCREMENT,
+                ts          REAL NOT NULL,
+                kind        TEXT NOT NULL CHECK (kind IN ('fact', 'pref', 'context')),
+                content     TEXT NOT NULL,
+                tags        TEXT NOT NULL DEFAULT '[]',
+                source      TEXT
+            )
+            """,
+            # One tombstone per item: forgetting a forgotten item changes nothing.
+            """
+            CREATE TABLE memory_forgotten (
+                item_id     INTEGER PRIMARY KEY REFERENCES memory (id),
+                ts          REAL NOT NULL
+            )
+            """,
+        ),
+    ),
 )
