@@ -270,7 +270,7 @@ class NorrisRun:
         )
         text = step_message(facts)
         cwd = self.cwd()
-        newest = self.conversation.user_message(text, cwd=cwd)
+        newest = self.conversation.user_message(text, cwd=cwd, background=False)
         specs = offered(self.target, self.tools) if self._answers is not None else ()
         self._specs = specs  # the second opinion asks on this prefix, with this tool list
         exchange = Exchange(

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from aish.conversation.background import EMPTY_BACKGROUND, leading_block
 from aish.llm.types import Message, ToolCall
 
 
@@ -52,6 +53,12 @@ class Conversation:
     notes: list[str] = field(default_factory=list)
     # The cwd the model was last told; repeating an unchanged one costs tokens every turn.
     cwd_told: str = ""
+    # The `[background]` block of remembered items as it stands (the REPL keeps it current),
+    # and the one the model was last told: it is told again only when they differ.
+    background: str = ""
+    background_told: str = ""
+    # `:memory inject`: tell the block with the next message even when it is unchanged.
+    background_forced: bool = False
 
     def note_command(self, run: CommandRun) -> None:
         self.pending.append(run)
@@ -60,13 +67,22 @@ class Conversation:
         """A notice from aish for the model, told with the next user message."""
         self.notes.append(text)
 
-    def user_message(self, question: str, *, cwd: str = "") -> Message:
-        """The newest user message: pending context first, then the question. The cwd is
-        said when it is news: the first time, or after it changed."""
+    def user_message(self, question: str, *, cwd: str = "", background: bool = True) -> Message:
+        """The newest user message: the background block when it is news, pending context,
+        then the question. The cwd is said when it is news: the first time, or after it
+        changed. Norris steps pass `background=False`: the block is never told there."""
         news = cwd if cwd and cwd != self.cwd_told else ""
-        return Message(
-            "user", render_user_message(question, self.pending, cwd=news, notes=self.notes)
-        )
+        text = render_user_message(question, self.pending, cwd=news, notes=self.notes)
+        block = self.background_due() if background else ""
+        return Message("user", f"{block}\n\n{text}" if block else text)
+
+    def background_due(self) -> str:
+        """The background block the next user message would start with ("" for none)."""
+        if self.background_forced and self.background:
+            return self.background
+        if self.background == self.background_told:
+            return ""
+        return self.background or EMPTY_BACKGROUND
 
     def request(self, newest: Message) -> list[Message]:
         """The request for `newest`. Asked while a tool round is open (a side question such
@@ -98,6 +114,9 @@ class Conversation:
         `tool_calls` the reply opens a tool round: each call must be answered next."""
         self.history.append(newest)
         self.cwd_told = cwd or self.cwd_told
+        if newest.role == "user" and (block := leading_block(newest.content)) is not None:
+            self.background_told = "" if block == EMPTY_BACKGROUND else block
+            self.background_forced = False
         self._append_reply(reply_text, cut, tool_calls)
         self.pending.clear()
         self.notes.clear()
@@ -150,6 +169,8 @@ class Conversation:
         self.pending.clear()
         self.notes.clear()
         self.cwd_told = ""
+        self.background_told = ""
+        self.background_forced = False
 
     def answer_unanswered(self, text: str) -> list[ToolCall]:
         """Answer every call of the open round that has no answer yet with `text`."""
@@ -210,10 +231,12 @@ class Conversation:
     def as_seen_by_model(self, *, cwd: str = "") -> list[Message]:
         """What the next request would hold before the question (for `:history`)."""
         messages = [Message("system", self.system_prompt), *self.history]
+        parts = [self.background_due()]
         if self.pending or self.notes:
             news = cwd if cwd and cwd != self.cwd_told else ""
-            context = render_context(self.pending, cwd=news, notes=self.notes)
-            messages.append(Message("user", context))
+            parts.append(render_context(self.pending, cwd=news, notes=self.notes))
+        if any(parts):
+            messages.append(Message("user", "\n\n".join(p for p in parts if p)))
         return messages
 
 

@@ -1,0 +1,100 @@
+"""The `[background]` block: the char budget, and when the conversation tells it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aish.conversation.background import EMPTY_BACKGROUND, render_background
+from aish.conversation.context import Conversation
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str
+    content: str
+
+
+def test_block_lists_items_oldest_first_between_markers() -> None:
+    items = [Item("fact", "uses fish at home"), Item("pref", "terse answers")]
+    assert render_background(items, 2000) == (
+        "[background]\n- (fact) uses fish at home\n- (pref) terse answers\n[end of background]"
+    )
+
+
+def test_over_budget_keeps_the_newest_and_tells_them_oldest_first() -> None:
+    items = [Item("fact", f"item {n}") for n in range(5)]  # lines of 15 chars + newline
+    assert render_background(items, 32) == (
+        "[background]\n- (fact) item 3\n- (fact) item 4\n[end of background]"
+    )
+
+
+def test_an_item_too_long_is_skipped_and_older_short_ones_still_fit() -> None:
+    items = [Item("fact", "short"), Item("context", "x" * 100)]
+    assert render_background(items, 50) == "[background]\n- (fact) short\n[end of background]"
+
+
+def test_nothing_fits_or_nothing_remembered_gives_no_block() -> None:
+    assert render_background([], 2000) == ""
+    assert render_background([Item("fact", "abc")], 0) == ""
+
+
+def test_multiline_content_is_told_on_one_line() -> None:
+    block = render_background([Item("fact", "two\nlines")], 2000)
+    assert "- (fact) two lines" in block
+
+
+def _exchange(conversation: Conversation, question: str) -> str:
+    newest = conversation.user_message(question)
+    conversation.commit(newest, "ok")
+    return newest.content
+
+
+def test_told_at_the_start_then_only_when_the_set_changes() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    first = _exchange(conversation, "q1")
+    assert first == conversation.background + "\n\nq1"
+    assert _exchange(conversation, "q2") == "q2"
+    conversation.background = render_background([Item("fact", "a"), Item("fact", "b")], 2000)
+    assert _exchange(conversation, "q3").startswith("[background]\n- (fact) a\n- (fact) b\n")
+    assert _exchange(conversation, "q4") == "q4"
+
+
+def test_forgetting_everything_is_told_once() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    _exchange(conversation, "q1")
+    conversation.background = ""
+    assert _exchange(conversation, "q2") == EMPTY_BACKGROUND + "\n\nq2"
+    assert _exchange(conversation, "q3") == "q3"
+
+
+def test_never_in_a_message_built_without_background() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    step = conversation.user_message("step 1", background=False)
+    conversation.commit(step, "ok")
+    assert step.content == "step 1"
+    assert _exchange(conversation, "q").startswith("[background]")
+
+
+def test_forced_block_is_told_again_and_reset_starts_over() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    _exchange(conversation, "q1")
+    conversation.background_forced = True
+    assert _exchange(conversation, "q2").startswith("[background]")
+    assert _exchange(conversation, "q3") == "q3"
+    conversation.reset()
+    assert _exchange(conversation, "q4").startswith("[background]")
+
+
+def test_replay_rebuilds_the_messages_and_what_was_told() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    sent = conversation.user_message("q1")
+    turns = [("user", {"text": "q1", "message": sent.content}), ("assistant", {"text": "ok"})]
+    replayed = Conversation.replay("system", turns)
+    assert replayed.history[0].content == sent.content
+    replayed.background = conversation.background
+    assert replayed.user_message("q2").content == "q2"  # the same set is not told twice
