@@ -6,14 +6,15 @@ module as functions over a `Database`, and `Store` exposes them as methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from aish.store import memory, sessions
+from aish.store import memory, memory_file, sessions
 from aish.store.database import Database, default_store_path
 from aish.store.memory import ForgetOutcome, MemoryItem
+from aish.store.memory_file import ImportReport, MemoryFile
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
 
 
@@ -118,3 +119,15 @@ class Store:
     def memory_version(self) -> int:
         """Differs whenever the active set has changed since, in any process."""
         return memory.memory_version(self.db)
+
+    def export_memory(self) -> Iterator[str]:
+        """The phase-4 JSONL lines (no newlines) for every item and tombstone, as written."""
+        return memory_file.export_lines(self.db)
+
+    def import_memory(self, lines: Iterable[bytes | str]) -> tuple[MemoryFile, ImportReport]:
+        """Parse phase-4 JSONL lines and store the good ones in one transaction.
+
+        The parsed file's `errors` are the refused lines (number, reason); the rest is imported.
+        """
+        parsed = memory_file.parse_lines(lines)
+        return parsed, memory_file.import_file(self.db, parsed)

@@ -129,6 +129,17 @@ def memory_version(db: Database) -> int:
     return int(row[0])
 
 
+def memory_history(db: Database) -> list[tuple[MemoryItem, float | None]]:
+    """Every item ever written, in id order, with the time it was forgotten (None: active)."""
+    with db.read() as connection:
+        rows = connection.execute(
+            "SELECT m.id, m.ts, m.kind, m.content, m.tags, m.source, f.ts"
+            " FROM memory AS m LEFT JOIN memory_forgotten AS f ON f.item_id = m.id"
+            " ORDER BY m.id"
+        ).fetchall()
+    return [(item_from_row(row[:6]), None if row[6] is None else float(row[6])) for row in rows]
+
+
 def encode_tags(tags: Sequence[str]) -> str:
     return json.dumps(list(tags), ensure_ascii=False)
 
