@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     route.add_argument("text", nargs="*", help="the line to route (default: read stdin)")
     _add_safety(subs)
+    _add_memory(subs)
     return parser
 
 
@@ -159,6 +160,28 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     _add_config_option(check, argparse.SUPPRESS)
     # REMAINDER: `aish safety check rm -rf /` must not read `-rf` as an option of aish's.
     check.add_argument("command_words", nargs=argparse.REMAINDER, metavar="COMMAND")
+
+
+def _add_memory(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    memory = subs.add_parser(
+        "memory",
+        help="export or import remembered items",
+        description="Memory as phase-4 JSONL: one item or tombstone a line.",
+    )
+    verbs = memory.add_subparsers(dest="memory_command", metavar="COMMAND", required=True)
+    export = verbs.add_parser(
+        "export",
+        help="write every item and tombstone as JSONL",
+        description="Write the memory (items, and tombstones for forgotten ones) as JSONL.",
+    )
+    export.add_argument("file", nargs="?", help="where to write it (default: stdout)")
+    load = verbs.add_parser(
+        "import",
+        help="add the items and tombstones of a JSONL file",
+        description="Add a JSONL file's items. Into a store that already has items they get new "
+        "ids, and the file's tombstones follow them. A bad line is reported and skipped: exit 1.",
+    )
+    load.add_argument("file", help="the JSONL file (`-`: stdin)")
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -464,6 +487,48 @@ def _keys_by_source(sources: dict[str, str]) -> dict[str, list[str]]:
     return {source: sorted(grouped[source]) for source in sorted(grouped, key=rank)}
 
 
+def _run_memory(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from aish.store import Store, StoreError
+
+    try:
+        if args.memory_command == "import":
+            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"aish: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        with Store.open() as store:
+            if args.memory_command == "export":
+                text = "".join(line + "\n" for line in store.export_memory())
+            else:
+                parsed, report = store.import_memory(data.split(b"\n"))
+    except StoreError as error:
+        print(f"aish: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.memory_command == "export":
+        if args.file is None:
+            sys.stdout.write(text)
+            return EXIT_OK
+        try:
+            Path(args.file).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"aish: cannot write {args.file}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_FAILED
+        return EXIT_OK
+    for number, reason in parsed.errors:
+        print(f"aish: line {number}: {reason}", file=sys.stderr)
+    renumbered = " (new ids: the store already had items)" if report.renumbered else ""
+    items = "item" if report.imported == 1 else "items"
+    print(f"imported {report.imported} {items}, {report.forgotten} forgotten{renumbered}")
+    if parsed.errors:
+        lines = "line" if len(parsed.errors) == 1 else "lines"
+        print(f"aish: skipped {len(parsed.errors)} {lines}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 _COMMANDS = {
     "shell": _run_shell,
     "ask": _run_ask,
@@ -472,4 +537,5 @@ _COMMANDS = {
     "doctor": _run_doctor,
     "route": _run_route,
     "safety": _run_safety,
+    "memory": _run_memory,
 }

@@ -145,7 +145,7 @@ def _parse_line(text: str) -> MemoryItem | Tombstone | None:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+        raise ValueError(f"not JSON ({exc.msg}: column {exc.colno})") from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     if "meta" in record and "id" not in record and "kind" not in record:
