@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aish.conversation.context import Conversation
+from aish.ui.memory_meta import memory, remember
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -280,6 +281,13 @@ COMMANDS: dict[str, MetaCommand] = {
         MetaCommand("sessions", "sessions", "list recent sessions", _sessions),
         MetaCommand(
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
+        ),
+        MetaCommand("remember", "remember <text>", "remember a fact across sessions", remember),
+        MetaCommand(
+            "memory",
+            "memory list|add|forget|clear|inject|summarize",
+            "what aish remembers across sessions",
+            memory,
         ),
         MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
         MetaCommand(

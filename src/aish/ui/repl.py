@@ -21,6 +21,7 @@ from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
 from aish.agent.second_opinion import SecondOpinion
+from aish.conversation.background import render_background
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.chat_view import ChatView, discard_typeahead
@@ -33,6 +34,7 @@ from aish.ui.tool_runner import tool_options
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
+    from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpServers, McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
@@ -76,6 +78,10 @@ class Repl:
         # Started once the first prompt is on screen; None: no servers configured (or not yet).
         self._mcp: McpServers | None = None
         self._mcp_notices: asyncio.Task[None] | None = None
+        # The `[background]` block as last rendered, and the store's memory version it is of.
+        self._background = ""
+        self._memory_version: int | None = None
+        self._memory_failed = False
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -86,6 +92,7 @@ class Repl:
         # and never ends aish.
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
         self._shell_task = asyncio.create_task(self._start_shell())
+        self._prune_memory()
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
         self._start_mcp_after_first_prompt(prompt)
@@ -161,6 +168,7 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
+        self._refresh_background()
         turn = ChatTurn(
             self.conversation,
             target,
@@ -250,6 +258,93 @@ class Repl:
     @property
     def norris_on(self) -> bool:
         return self._norris_on
+
+    # ---- memory ------------------------------------------------------------------------------
+
+    def _prune_memory(self) -> None:
+        from aish.store import StoreError
+
+        days = self._loaded.config.memory.prune_older_than_days
+        if days is None:
+            return
+        try:
+            if count := self._store.prune_memory(days):
+                self._view.status(f"memory: forgot {count} items older than {days} days")
+        except StoreError as error:
+            self._view.status(f"memory: not pruned: {error}")
+
+    def _refresh_background(self) -> None:
+        """Bring the conversation's block up to date with the store (any process may have
+        changed it); read again only when the store's memory version moved."""
+        from aish.store import StoreError
+
+        try:
+            version = self._store.memory_version()
+            if version != self._memory_version:
+                items = self._store.active_memory()
+                limit = self._loaded.config.memory.inject_max_chars
+                self._background = render_background(items, limit)
+                self._memory_version = version
+        except StoreError as error:
+            if not self._memory_failed:  # say it once; the model goes on with what it was told
+                self._memory_failed = True
+                self._view.status(f"memory unavailable: {error}")
+        self.conversation.background = self._background
+
+    def memory_store(self) -> Store:
+        return self._store
+
+    def memory_block(self, *, force: bool = False) -> str:
+        self._refresh_background()
+        self.conversation.background_forced = force or self.conversation.background_forced
+        return self._background
+
+    async def ask_key(self, question: str, keys: dict[str, str]) -> str | None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.key_binding import KeyBindings
+
+        bindings = KeyBindings()
+        for key, answer in keys.items():
+            bindings.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
+        bindings.add("enter")(lambda event: event.app.exit(result="no"))
+        bindings.add("c-c")(lambda event: event.app.exit(result="\0cancel"))
+        bindings.add("c-d")(lambda event: event.app.exit(result="\0cancel"))
+        session: PromptSession[str] = PromptSession(key_bindings=bindings)
+        discard_typeahead()  # a key pressed before the question was asked is no answer
+        self._view.end_line()
+        try:
+            typed = await session.prompt_async(question, handle_sigint=False)
+        except (EOFError, KeyboardInterrupt):
+            return None
+        if typed == "\0cancel":
+            return None
+        return keys.get(typed.strip()[:1].lower(), "no") if typed else "no"
+
+    async def edit_line(self, text: str) -> str | None:
+        from prompt_toolkit import PromptSession
+
+        editor: PromptSession[str] = PromptSession()
+        discard_typeahead()
+        try:
+            return await editor.prompt_async("edit> ", default=text, handle_sigint=False)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    async def summarize_memory(self) -> list[Candidate]:
+        from aish.agent.memory_summary import SUMMARY_KIND, summarize
+        from aish.config import resolve_target
+
+        config = self._loaded.config
+        name = config.memory.summarizer_model or ("fast" if "fast" in config.models else None)
+        target = resolve_target(config, name or self._model, os.environ)
+        turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
+        self._view.status(f"memory: asking {target.name} for candidates")
+        text, candidates = await summarize(target, turns, self._view.render)
+        self._log(SUMMARY_KIND, {"text": text, "model": target.name})
+        return candidates
+
+    def session_source(self) -> str:
+        return f"session {self._session.id}"
 
     # ---- running commands --------------------------------------------------------------------
 
