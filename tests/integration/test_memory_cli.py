@@ -103,3 +103,35 @@ def test_usage_and_missing_files(xdg_home: Path, tmp_path: Path) -> None:
     missing = _aish("import", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 1
     assert missing.stderr.startswith("aish: cannot read ")
+
+
+def test_two_imports_at_once_keep_every_item(xdg_home: Path, tmp_path: Path) -> None:
+    items = [
+        {"id": i, "ts": 1_700_000_000 + i, "kind": "fact", "content": f"item {i}"}
+        for i in range(1, 501)
+    ]
+    tombstones = [{"kind": "forget", "target": i, "ts": 1_800_000_000} for i in range(1, 501, 5)]
+    seed = _write(tmp_path / "seed.jsonl", [json.dumps(x) for x in items + tombstones])
+    children = [
+        subprocess.Popen(
+            [*AISH, "memory", "import", str(seed)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for _ in range(2)
+    ]
+    outs = sorted(child.communicate(timeout=120)[0] for child in children)
+    assert [child.returncode for child in children] == [0, 0]
+    # Whichever came second found items already there and renumbered its own.
+    assert outs == [
+        "imported 500 items, 100 forgotten\n",
+        "imported 500 items, 100 forgotten (new ids: the store already had items)\n",
+    ]
+    with Store.open(default_store_path()) as store:
+        active = store.active_memory()
+    assert len(active) == len({item.id for item in active}) == 800
+    contents = sorted(item.content for item in active)
+    kept = sorted(f"item {i}" for i in range(1, 501) if i % 5 != 1)
+    assert contents == sorted(kept * 2)

@@ -6,7 +6,7 @@ module as functions over a `Database`, and `Store` exposes them as methods.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -120,9 +120,9 @@ class Store:
         """Differs whenever the active set has changed since, in any process."""
         return memory.memory_version(self.db)
 
-    def export_memory(self) -> Iterator[str]:
+    def export_memory(self) -> list[str]:
         """The phase-4 JSONL lines (no newlines) for every item and tombstone, as written."""
-        return memory_file.export_lines(self.db)
+        return list(memory_file.export_lines(self.db))
 
     def import_memory(self, lines: Iterable[bytes | str]) -> tuple[MemoryFile, ImportReport]:
         """Parse phase-4 JSONL lines and store the good ones in one transaction.
