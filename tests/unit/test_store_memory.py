@@ -112,3 +112,20 @@ def test_integrity_after_use(path: Path) -> None:
         store.add_memory("fact", "données ✓")
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_store_from_before_memory_is_upgraded(path: Path) -> None:
+    from aish.store.database import Database
+    from aish.store.schema import MIGRATIONS
+
+    db = Database.open(path, MIGRATIONS[:1])
+    with db.write() as connection:
+        connection.execute(
+            "INSERT INTO sessions (name, started_at, last_at, activity) VALUES ('old', 1, 1, 1)"
+        )
+    db.close()
+    with Store.open(path) as store:
+        assert store.db.schema_version == len(MIGRATIONS)
+        assert store.find_session("old") is not None
+        assert store.memory_version() == 0
+        assert store.add_memory("fact", "first").id == 1
