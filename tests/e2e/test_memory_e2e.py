@@ -62,3 +62,44 @@ def test_remember_list_forget_and_a_restart(
     assert "(told with your next message)" in shown
     again.run("?once more", timeout=30)
     assert _last_user(server).startswith("[background]")
+
+
+def test_summarize_asks_one_key_per_candidate_and_edit_prefills_the_line(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "Extract facts"},
+                    "reply": {"text": "- fact: uses make\n- pref: short answers\n- context: zeta"},
+                }
+            ],
+            "default": {"text": "noted"},
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("?we build with make", timeout=30)
+    aish.type_line(":memory summarize")
+    aish.expect(r"candidate \(fact\): uses make")
+    aish.expect(r"keep\? \[y/N/edit\]")
+    aish.child.send("y")
+    aish.expect(r"candidate \(pref\): short answers")
+    aish.expect(r"keep\? \[y/N/edit\]")
+    aish.child.send("n")
+    aish.expect(r"candidate \(context\): zeta")
+    aish.expect(r"keep\? \[y/N/edit\]")
+    aish.child.send("e")
+    aish.expect("edit> zeta")
+    aish.child.send(" project\r")
+    assert "memory: added 2 candidates" in aish.wait_prompt()
+    shown = aish.run(":memory list")
+    assert "fact     uses make" in shown and "context  zeta project" in shown
+    assert "short answers" not in shown
+    aish.type_line(":memory clear")
+    aish.expect(r"forget all 2 remembered items\? \[y/N\]")
+    aish.child.send("y")
+    assert "forgot 2 items" in aish.wait_prompt()
+    assert "nothing remembered" in aish.run(":memory list")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from aish.agent.events import UsageRecorded
 from aish.agent.routing import KnownCommands
 from aish.config.loader import load_config
 from aish.store import Store
@@ -99,6 +100,9 @@ async def test_summarize_keeps_rejects_and_edits_and_never_reads_its_own_reply(
     )
     keys = Keys("yes", "no", "edit", edits=("{} and payments",))
     repl, store = make_repl(tmp_path, server.url, keys)
+    events: list[object] = []
+    shown = repl._view.render
+    repl._view.render = lambda event: (events.append(event), shown(event))[1]  # type: ignore[method-assign]
     await repl._handle("?we package this project with uv")
     await repl._handle(":memory summarize")
 
@@ -108,6 +112,8 @@ async def test_summarize_keeps_rejects_and_edits_and_never_reads_its_own_reply(
         ("context", "works on the billing service and payments", f"session {repl._session.id}"),
     ]
     assert keys.asked == ["keep? [y/N/edit] "] * 3
+    usage = [e for e in events if isinstance(e, UsageRecorded)]
+    assert [(u.preset, u.category) for u in usage][-1] == ("fast", "memory-summarize")
     out = said()
     assert "[memory] candidate (pref): answers in French" in out
     assert "memory: added 2 candidates" in out
