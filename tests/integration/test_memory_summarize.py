@@ -128,6 +128,17 @@ async def test_summarize_keeps_rejects_and_edits_and_never_reads_its_own_reply(
     store.close()
 
 
+async def test_summarize_of_a_session_with_nothing_in_it_asks_nothing(
+    serve: ServeFn, tmp_path: Path, xdg_home: Path, said: Any
+) -> None:
+    server = serve({"models": ["m", "summarizer"], "rules": [], "default": {"text": "x"}})
+    repl, store = make_repl(tmp_path, server.url, Keys())
+    await repl._handle(":memory summarize")
+    assert chat_requests(server) == []
+    assert "memory: no candidates in this session" in said()
+    store.close()
+
+
 async def test_summarize_that_fails_costs_one_line(
     tmp_path: Path, xdg_home: Path, said: Any
 ) -> None:

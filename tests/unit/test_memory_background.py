@@ -98,3 +98,11 @@ def test_replay_rebuilds_the_messages_and_what_was_told() -> None:
     assert replayed.history[0].content == sent.content
     replayed.background = conversation.background
     assert replayed.user_message("q2").content == "q2"  # the same set is not told twice
+
+
+def test_history_shows_the_block_the_next_turn_would_tell() -> None:
+    conversation = Conversation("system")
+    conversation.background = render_background([Item("fact", "a")], 2000)
+    assert conversation.as_seen_by_model()[-1].content == conversation.background
+    _exchange(conversation, "q1")
+    assert [m.role for m in conversation.as_seen_by_model()] == ["system", "user", "assistant"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aish.agent.events import AgentEvent, UsageRecorded
+from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.llm import broker
 from aish.llm.types import Message, ModelTarget
 
@@ -81,9 +81,13 @@ async def summarize(
     turns: Iterable[tuple[str, Mapping[str, Any]]],
     on_event: Callable[[AgentEvent], None],
 ) -> tuple[str, list[Candidate]]:
-    """Ask `target` once; the reply's text and its candidates. LLM errors propagate."""
-    kept = [(kind, payload) for kind, payload in turns if kind != SUMMARY_KIND]
-    reply = await broker.chat(target, summary_request(transcript(kept)))
+    """Ask `target` once; the reply's text and its candidates. LLM errors propagate. A
+    session with nothing said or run yet asks nothing."""
+    text = transcript((kind, payload) for kind, payload in turns if kind != SUMMARY_KIND)
+    if not text:
+        return "", []
+    on_event(Status(f"memory: asking {target.name} for candidates"))
+    reply = await broker.chat(target, summary_request(text))
     if reply.usage is not None:
         on_event(UsageRecorded.of(target.name, reply.usage, "memory-summarize"))
     return reply.text, parse_candidates(reply.text)

@@ -146,6 +146,7 @@ class Repl:
         route = route_line(line, self._known_with_shell())
         if route.target == "meta":
             self._log("meta", {"text": route.text})
+            self._refresh_background()  # `:history` shows the block the next turn would tell
             await run_meta(self, route.text)
         elif route.target == "shell":
             await self.run_command(route.text)
@@ -338,9 +339,9 @@ class Repl:
         name = config.memory.summarizer_model or ("fast" if "fast" in config.models else None)
         target = resolve_target(config, name or self._model, os.environ)
         turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
-        self._view.status(f"memory: asking {target.name} for candidates")
         text, candidates = await summarize(target, turns, self._view.render)
-        self._log(SUMMARY_KIND, {"text": text, "model": target.name})
+        if text:
+            self._log(SUMMARY_KIND, {"text": text, "model": target.name})
         return candidates
 
     def session_source(self) -> str:
