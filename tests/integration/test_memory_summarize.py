@@ -181,3 +181,22 @@ async def test_remember_reaches_the_next_request_once_and_never_norris_steps(
     # Remembered during Norris mode's gap, told to no step: only the next chat turn gets it.
     assert "Fridays" not in json.dumps(requests[-1]["body"])
     store.close()
+
+
+async def test_a_resumed_session_replays_the_block_and_does_not_tell_it_again(
+    serve: ServeFn, tmp_path: Path, xdg_home: Path, said: Any
+) -> None:
+    server = serve({"models": ["m", "summarizer"], "rules": [], "default": {"text": "ok"}})
+    repl, store = make_repl(tmp_path, server.url, Keys())
+    await repl._handle(":remember the staging host is stage3")
+    await repl._handle("?first")
+    first = chat_requests(server)[-1]["body"]["messages"]
+    again = Repl(repl._loaded, store, repl._session, "local")
+    again._known = KnownCommands(frozenset())
+    again.resume()
+    await again._handle("?second")
+    resumed = chat_requests(server)[-1]["body"]["messages"]
+    assert resumed[: len(first)] == first  # the prefix is rebuilt byte for byte
+    assert last_user(chat_requests(server)[-1]).endswith("second")
+    assert "[background]" not in last_user(chat_requests(server)[-1])
+    store.close()
