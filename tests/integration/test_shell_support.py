@@ -77,10 +77,22 @@ class Harness:
             task.cancel()
 
     async def until_job_in_foreground(self) -> None:
-        """Wait until a program (not the shell) owns the terminal: a job is really running."""
-        await wait_until(
-            lambda: self.session.foreground_pgid not in (None, self.session.pid),
-        )
+        """Wait until a program (not the shell) owns the terminal: a job is really running.
+
+        The terminal changes hands when bash forks the job, before the child has exec'd its
+        program; a Ctrl-C in that gap meets bash's own handlers and is lost. So this also
+        waits until the job's leader runs another executable than the shell."""
+
+        def program_runs() -> bool:
+            pgid, shell = self.session.foreground_pgid, self.session.pid
+            if pgid is None or pgid == shell:
+                return False
+            try:
+                return os.readlink(f"/proc/{pgid}/exe") != os.readlink(f"/proc/{shell}/exe")
+            except OSError:  # gone already, or not readable: the job has moved on
+                return True
+
+        await wait_until(program_runs)
 
 
 async def wait_until(predicate: Callable[[], bool], timeout: float = TIMEOUT_S) -> None:
