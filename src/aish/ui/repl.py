@@ -29,14 +29,14 @@ from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.prompt_text import prompt_text
 from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
-from aish.ui.tool_runner import tool_options
+from aish.ui.repl_mcp import ReplMcp
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
-    from aish.mcp import McpServers, McpTool, ServerStatus
+    from aish.mcp import McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
     from aish.store import SessionInfo, Store
@@ -75,9 +75,7 @@ class Repl:
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
-        # Started once the first prompt is on screen; None: no servers configured (or not yet).
-        self._mcp: McpServers | None = None
-        self._mcp_notices: asyncio.Task[None] | None = None
+        self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
         # The `[background]` block as last rendered, and the store's memory version it is of.
         self._background = ""
         self._memory_version: int | None = None
@@ -95,7 +93,7 @@ class Repl:
         self._prune_memory()
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
-        self._start_mcp_after_first_prompt(prompt)
+        self._mcp.start_after_first_prompt(prompt)
         exit_status = 0
         try:
             while not self._quit:
@@ -116,7 +114,7 @@ class Repl:
                 await self._handle_guarded(line)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-            await self._close_mcp()
+            await self._mcp.close()
             await self._close_shell()
         return exit_status
 
@@ -161,7 +159,7 @@ class Repl:
         from aish.config import resolve_target
         from aish.llm.errors import ConfigError
 
-        self._at_turn_boundary()
+        self._mcp.at_turn_boundary()
         try:
             target = resolve_target(self._loaded.config, self._model, os.environ)
         except ConfigError as error:
@@ -178,7 +176,7 @@ class Repl:
             self._log,
             policy=self._policy,
             second_opinion=self._second_opinion,
-            **tool_options(self._mcp, self._loaded.config.mcp.max_tool_calls),
+            **self._mcp.tool_options(),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -198,7 +196,7 @@ class Repl:
         from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config
-        self._at_turn_boundary()
+        self._mcp.at_turn_boundary()
         try:
             active = resolve_target(config, self._model, os.environ)
         except ConfigError as error:
@@ -230,7 +228,7 @@ class Repl:
                     planner=models.planner,
                     tasks_max=config.norris.tasks_max,
                     preplan_system=config.norris.preplan_system,
-                    **tool_options(self._mcp, self._loaded.config.mcp.max_tool_calls),
+                    **self._mcp.tool_options(),
                 )
                 await run.run()
             finally:
@@ -401,76 +399,15 @@ class Repl:
             shell = await self._shell_task
             await shell.close()
 
-    # ---- MCP servers -------------------------------------------------------------------------
-
-    def _start_mcp_after_first_prompt(self, prompt: PromptSession[str]) -> None:
-        """Servers start once the prompt is drawn: a slow server never delays it."""
-        mcp = self._loaded.config.mcp
-        if not mcp.servers and not mcp.import_:
-            return
-        app = prompt.app
-
-        def first_render(_: object) -> None:
-            app.after_render -= first_render
-            self._start_mcp()
-
-        app.after_render += first_render
-
-    def _start_mcp(self) -> None:
-        from aish.config.paths import state_dir
-        from aish.mcp import McpServers
-
-        try:
-            self._mcp = McpServers.from_config(
-                self._loaded.config.mcp, os.environ, state_dir() / "mcp"
-            )
-            self._mcp.start()
-        except Exception as error:  # MCP must never cost the user their shell
-            import logging
-
-            logging.getLogger("aish.repl").exception("starting MCP servers failed")
-            self._show_notice(f"MCP servers not started: {error}")
-            return
-        self._mcp_notices = asyncio.create_task(self._show_mcp_notices())
-
-    async def _show_mcp_notices(self) -> None:
-        # A server that fails or dies says so once, above the prompt — only while the prompt
-        # is up: never over a reply, a confirm question or a full-screen program.
-        while self._mcp is not None:
-            app = self._prompt.app if self._prompt is not None else None
-            if app is not None and app.is_running:
-                for notice in self._mcp.take_notices():
-                    self._show_notice(notice)
-            await asyncio.sleep(0.5)
-
-    def _at_turn_boundary(self) -> None:
-        """Adopt changed tool lists now, between turns, never within one (prefix stability)."""
-        if self._mcp is None:
-            return
-        offered_before = bool(self._mcp.tools())
-        if self._mcp.refresh() and offered_before:  # servers coming up is no news
-            count = len(self._mcp.tools())
-            self._view.status(f"MCP tools changed: {count} tool{'s' if count != 1 else ''} now")
-
-    async def _close_mcp(self) -> None:
-        if self._mcp_notices is not None:
-            self._mcp_notices.cancel()
-        if self._mcp is not None:
-            mcp, self._mcp = self._mcp, None
-            with contextlib.suppress(Exception):
-                await mcp.close()
+    # ---- MCP servers (`:mcp`) ---------------------------------------------------------------
 
     def mcp_statuses(self) -> list[ServerStatus]:
-        return self._mcp.statuses() if self._mcp is not None else []
+        return self._mcp.statuses()
 
     def mcp_tools(self) -> list[McpTool]:
-        # A meta command is between turns: the list shown is the one the next request offers.
-        self._at_turn_boundary()
-        return self._mcp.tools() if self._mcp is not None else []
+        return self._mcp.tools()
 
     async def mcp_restart(self, name: str) -> str:
-        if self._mcp is None:
-            return "no MCP servers configured"
         return await self._mcp.restart(name)
 
     # ---- output around the prompt -----------------------------------------------------------

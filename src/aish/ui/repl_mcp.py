@@ -1,0 +1,121 @@
+"""The REPL's MCP servers: started once the first prompt is drawn, told about between turns.
+
+A slow or broken server never delays the prompt: the servers start after prompt_toolkit's
+first render. A server that fails or dies says so once, above the prompt — only while the
+prompt is up, never over a reply, a confirm question or a full-screen program. Tool lists are
+adopted at turn boundaries only (prefix stability), and a change after tools were first
+offered is said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+    from aish.config.schema import McpConfig
+    from aish.mcp import McpServers, McpTool, ServerStatus
+
+_log = logging.getLogger("aish.repl")
+
+# How often pending notices are looked at while the prompt is up.
+_NOTICE_EVERY_S = 0.5
+
+
+class ReplMcp:
+    """The servers of one REPL session (none when none are configured)."""
+
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        notice: Callable[[str], None],
+        status: Callable[[str], None],
+    ) -> None:
+        self._config = config
+        self._notice = notice  # printed above the prompt
+        self._status = status  # printed in the flow of a turn
+        self._prompt: PromptSession[str] | None = None
+        self.servers: McpServers | None = None
+        self._notices: asyncio.Task[None] | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self._config.servers or self._config.import_)
+
+    def start_after_first_prompt(self, prompt: PromptSession[str]) -> None:
+        if not self.configured:
+            return
+        self._prompt = prompt
+        app = prompt.app
+
+        def first_render(_: object) -> None:
+            app.after_render -= first_render
+            self._start()
+
+        app.after_render += first_render
+
+    def _start(self) -> None:
+        from aish.config.paths import state_dir
+        from aish.mcp import McpServers
+
+        try:
+            self.servers = McpServers.from_config(self._config, os.environ, state_dir() / "mcp")
+            self.servers.start()
+        except Exception as error:  # MCP must never cost the user their shell
+            _log.exception("starting MCP servers failed")
+            self._notice(f"MCP servers not started: {error}")
+            return
+        self._notices = asyncio.create_task(self._show_notices())
+
+    async def _show_notices(self) -> None:
+        while self.servers is not None:
+            app = self._prompt.app if self._prompt is not None else None
+            if app is not None and app.is_running:
+                for notice in self.servers.take_notices():
+                    self._notice(notice)
+            await asyncio.sleep(_NOTICE_EVERY_S)
+
+    def at_turn_boundary(self) -> None:
+        """Adopt changed tool lists now, between turns, never within one."""
+        if self.servers is None:
+            return
+        offered_before = bool(self.servers.tools())
+        if self.servers.refresh() and offered_before:  # servers coming up is no news
+            count = len(self.servers.tools())
+            self._status(f"MCP tools changed: {count} tool{'s' if count != 1 else ''} now")
+
+    async def close(self) -> None:
+        if self._notices is not None:
+            self._notices.cancel()
+        servers, self.servers = self.servers, None
+        if servers is not None:
+            with contextlib.suppress(Exception):
+                await servers.close()
+
+    # ---- for `:mcp` ---------------------------------------------------------------------------
+
+    def statuses(self) -> list[ServerStatus]:
+        return self.servers.statuses() if self.servers is not None else []
+
+    def tools(self) -> list[McpTool]:
+        # A meta command is between turns: the list shown is the one the next request offers.
+        self.at_turn_boundary()
+        return self.servers.tools() if self.servers is not None else []
+
+    async def restart(self, name: str) -> str:
+        if self.servers is None:
+            return "no MCP servers configured"
+        return await self.servers.restart(name)
+
+    def tool_options(self) -> dict[str, Any]:
+        """Tools and their redeeming executor for a chat turn or a Norris run."""
+        from aish.ui.tool_runner import tool_options
+
+        return tool_options(self.servers, self._config.max_tool_calls)
