@@ -15,7 +15,8 @@ from __future__ import annotations
 import shutil
 import sys
 import termios
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
 from aish.agent.events import (
     AgentEvent,
@@ -35,6 +36,8 @@ from aish.ui.visible_text import visible
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from rich.console import Console
+
+_A = TypeVar("_A", bound=str)
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
 
@@ -130,28 +133,35 @@ class ChatView:
     # ---- the gate's questions --------------------------------------------------------------
 
     async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
+        self.show_verdict(verdict)
+        answer = await self.ask_key(_CONFIRM.format(command=visible(command)), _ANSWER_KEYS)
+        return answer or "cancel"
+
+    async def ask_key(self, question: str, keys: Mapping[str, _A]) -> _A | Literal["no"] | None:
+        """One key among `keys` answers; Enter alone is "no"; Ctrl-C or Ctrl-D cancel (None).
+        Text typed and entered counts by its first letter ("no" when it names no answer)."""
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings
 
-        self.show_verdict(verdict)
-        keys = KeyBindings()
-        for key, answer in _ANSWER_KEYS.items():
-            keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
-        keys.add("enter")(lambda event: event.app.exit(result="no"))
-        keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
-        keys.add("c-d")(lambda event: event.app.exit(result="cancel"))
-        session: PromptSession[str] = PromptSession(key_bindings=keys)
+        cancel = "\0cancel"  # no key's answer can be this
+        bindings = KeyBindings()
+        for key, answer in keys.items():
+            bindings.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
+        bindings.add("enter")(lambda event: event.app.exit(result="no"))
+        bindings.add("c-c")(lambda event: event.app.exit(result=cancel))
+        bindings.add("c-d")(lambda event: event.app.exit(result=cancel))
+        session: PromptSession[Any] = PromptSession(key_bindings=bindings)
         discard_typeahead()  # a key pressed before the question was asked is no answer
+        self.end_line()
         try:
-            typed = await session.prompt_async(
-                _CONFIRM.format(command=visible(command)), handle_sigint=False
-            )
+            typed = await session.prompt_async(question, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
-            return "cancel"
-        if typed == "cancel":
-            return "cancel"
-        # A key binding answers directly; anything typed and entered counts by its first letter.
-        return _ANSWER_KEYS.get(typed.strip()[:1].lower(), "no") if typed else "no"
+            return None
+        if typed == cancel:
+            return None
+        if typed in keys.values() or typed == "no":
+            return cast("_A | Literal['no']", typed)  # a key binding answered
+        return keys.get(str(typed).strip()[:1].lower(), "no") if typed else "no"
 
     async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
         """Proceed, skip or abort the action the `Halt` banner (already drawn) showed.

@@ -299,34 +299,12 @@ class Repl:
         return self._background
 
     async def ask_key(self, question: str, keys: dict[str, str]) -> str | None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.key_binding import KeyBindings
-
-        bindings = KeyBindings()
-        for key, answer in keys.items():
-            bindings.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
-        bindings.add("enter")(lambda event: event.app.exit(result="no"))
-        bindings.add("c-c")(lambda event: event.app.exit(result="\0cancel"))
-        bindings.add("c-d")(lambda event: event.app.exit(result="\0cancel"))
-        session: PromptSession[str] = PromptSession(key_bindings=bindings)
-        discard_typeahead()  # a key pressed before the question was asked is no answer
-        self._view.end_line()
-        try:
-            typed = await session.prompt_async(question, handle_sigint=False)
-        except (EOFError, KeyboardInterrupt):
-            return None
-        if typed == "\0cancel":
-            return None
-        return keys.get(typed.strip()[:1].lower(), "no") if typed else "no"
+        return await self._view.ask_key(question, keys)
 
     async def edit_line(self, text: str) -> str | None:
-        from prompt_toolkit import PromptSession
-
-        editor: PromptSession[str] = PromptSession()
-        discard_typeahead()
         try:
-            return await editor.prompt_async("edit> ", default=text, handle_sigint=False)
-        except (EOFError, KeyboardInterrupt):
+            return await self._view.edit_command(text)
+        except gate.EditCancelled:
             return None
 
     async def summarize_memory(self) -> list[Candidate]:
