@@ -21,7 +21,6 @@ from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
 from aish.agent.second_opinion import SecondOpinion
-from aish.conversation.background import render_background
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.chat_view import ChatView, discard_typeahead
@@ -30,6 +29,7 @@ from aish.ui.prompt_facts import prompt_facts
 from aish.ui.prompt_text import prompt_text
 from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.repl_mcp import ReplMcp
+from aish.ui.repl_memory import ReplMemory
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -76,10 +76,14 @@ class Repl:
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
-        # The `[background]` block as last rendered, and the store's memory version it is of.
-        self._background = ""
-        self._memory_version: int | None = None
-        self._memory_failed = False
+        # Looked up through the view at call time (tests may wrap the view's render).
+        self._memory = ReplMemory(
+            store,
+            loaded.config,
+            status=lambda text: self._view.status(text),
+            render=lambda event: self._view.render(event),
+            log=self._log,
+        )
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -90,7 +94,7 @@ class Repl:
         # and never ends aish.
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
         self._shell_task = asyncio.create_task(self._start_shell())
-        self._prune_memory()
+        self._memory.prune()
         known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
         prompt = self._prompt_session()
         self._mcp.start_after_first_prompt(prompt)
@@ -144,7 +148,9 @@ class Repl:
         route = route_line(line, self._known_with_shell())
         if route.target == "meta":
             self._log("meta", {"text": route.text})
-            self._refresh_background()  # `:history` shows the block the next turn would tell
+            self._memory.refresh(
+                self.conversation
+            )  # `:history` shows the block the next turn would tell
             await run_meta(self, route.text)
         elif route.target == "shell":
             await self.run_command(route.text)
@@ -167,7 +173,7 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
-        self._refresh_background()
+        self._memory.refresh(self.conversation)
         turn = ChatTurn(
             self.conversation,
             target,
@@ -260,43 +266,11 @@ class Repl:
 
     # ---- memory ------------------------------------------------------------------------------
 
-    def _prune_memory(self) -> None:
-        from aish.store import StoreError
-
-        days = self._loaded.config.memory.prune_older_than_days
-        if days is None:
-            return
-        try:
-            if count := self._store.prune_memory(days):
-                self._view.status(f"memory: forgot {count} items older than {days} days")
-        except StoreError as error:
-            self._view.status(f"memory: not pruned: {error}")
-
-    def _refresh_background(self) -> None:
-        """Bring the conversation's block up to date with the store (any process may have
-        changed it); read again only when the store's memory version moved."""
-        from aish.store import StoreError
-
-        try:
-            version = self._store.memory_version()
-            if version != self._memory_version:
-                items = self._store.active_memory()
-                limit = self._loaded.config.memory.inject_max_chars
-                self._background = render_background(items, limit)
-                self._memory_version = version
-        except StoreError as error:
-            if not self._memory_failed:  # say it once; the model goes on with what it was told
-                self._memory_failed = True
-                self._view.status(f"memory unavailable: {error}")
-        self.conversation.background = self._background
-
     def memory_store(self) -> Store:
         return self._store
 
     def memory_block(self, *, force: bool = False) -> str:
-        self._refresh_background()
-        self.conversation.background_forced = force or self.conversation.background_forced
-        return self._background
+        return self._memory.block(self.conversation, force=force)
 
     async def ask_key(self, question: str, keys: dict[str, str]) -> str | None:
         return await self._view.ask_key(question, keys)
@@ -308,17 +282,7 @@ class Repl:
             return None
 
     async def summarize_memory(self) -> list[Candidate]:
-        from aish.agent.memory_summary import SUMMARY_KIND, summarize
-        from aish.config import resolve_target
-
-        config = self._loaded.config
-        name = config.memory.summarizer_model or ("fast" if "fast" in config.models else None)
-        target = resolve_target(config, name or self._model, os.environ)
-        turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
-        text, candidates = await summarize(target, turns, self._view.render)
-        if text:
-            self._log(SUMMARY_KIND, {"text": text, "model": target.name})
-        return candidates
+        return await self._memory.summarize(self._session.id, self._model)
 
     def session_source(self) -> str:
         return f"session {self._session.id}"
