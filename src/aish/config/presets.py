@@ -15,7 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from aish.llm.endpoints import is_loopback_endpoint
 from aish.llm.types import Api
 
-__all__ = ["Api", "ModelPreset", "Price", "check_http_url", "is_loopback_endpoint"]
+__all__ = [
+    "Api",
+    "ModelPreset",
+    "Price",
+    "check_http_url",
+    "check_url_with_host",
+    "is_loopback_endpoint",
+]
 
 SecretsMode = Literal["scrub", "off"]
 
@@ -24,8 +31,9 @@ SecretsMode = Literal["scrub", "off"]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def check_http_url(value: str) -> str:
-    """Accept an http(s) URL with a host; return it without a trailing slash."""
+def check_url_with_host(value: str) -> str:
+    """Accept an http(s) URL with a host, exactly as written (an MCP server's URL may carry
+    a query: some hosted servers take their key there)."""
     try:
         parts = urlsplit(value)
         has_host = bool(parts.hostname)
@@ -34,6 +42,12 @@ def check_http_url(value: str) -> str:
         raise ValueError("not a valid URL (check the host and port)") from None
     if parts.scheme not in ("http", "https") or not has_host:
         raise ValueError("must be an http:// or https:// URL with a host")
+    return value
+
+
+def check_http_url(value: str) -> str:
+    """A model endpoint: an http(s) URL with a host, without a query; no trailing slash."""
+    parts = urlsplit(check_url_with_host(value))
     if parts.query or parts.fragment:
         # Paths are appended to the endpoint (`/chat/completions`); a query would end up
         # in the middle of the URL.

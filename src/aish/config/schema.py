@@ -9,7 +9,6 @@ by the features that use them, because a zero-config setup legitimately lacks th
 from __future__ import annotations
 
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -21,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from aish.config.presets import ModelPreset, Price
+from aish.config.presets import ModelPreset, Price, check_url_with_host
 
 __all__ = [
     "AishConfig",
@@ -158,27 +157,13 @@ class McpServer(BaseModel):
     def _url_is_http(cls, value: str | None) -> str | None:
         if value is None or "${" in value:  # checked again once the variable is expanded
             return value
-        return check_mcp_url(value)
+        return check_url_with_host(value)
 
     @model_validator(mode="after")
     def _command_or_url(self) -> McpServer:
         if (self.command is None) == (self.url is None):
             raise ValueError("set exactly one of `command` (stdio) or `url` (HTTP)")
         return self
-
-
-def check_mcp_url(value: str) -> str:
-    """Accept an http(s) URL with a host. Unlike a model endpoint, an MCP URL may carry a
-    query (some hosted servers take their key there) and is used exactly as written."""
-    try:
-        parts = urlsplit(value)
-        has_host = bool(parts.hostname)
-        parts.port  # noqa: B018 -- raises ValueError for a port out of range
-    except ValueError:
-        raise ValueError("not a valid URL (check the host and port)") from None
-    if parts.scheme not in ("http", "https") or not has_host:
-        raise ValueError("must be an http:// or https:// URL with a host")
-    return value
 
 
 class McpConfig(BaseModel):
