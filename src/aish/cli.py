@@ -95,13 +95,7 @@ def _parser() -> argparse.ArgumentParser:
         "doctor", parents=[common], help="show config sources, presets and whether they answer"
     )
     _add_goal(subs, common)
-    route = subs.add_parser(
-        "route",
-        help="say whether a line would run in the shell or go to the model, and why",
-        description="Route the given text, or each line of stdin, and print one JSON line each. "
-        "Nothing is run.",
-    )
-    route.add_argument("text", nargs="*", help="the line to route (default: read stdin)")
+    _add_route(subs)
     _add_safety(subs)
     _add_memory(subs)
     return parser
@@ -143,6 +137,26 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
     return value
+
+
+def _add_route(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    route = subs.add_parser(
+        "route",
+        help="say where a line would go (shell or model), or which model class a text wants",
+        description="Route the given text, or each line of stdin, and print one JSON line each "
+        "{line, route, reason}. With --class, say instead which class of model each text wants "
+        "(code, reasoning or default) and the preset routing.classes gives it: one JSON line "
+        "{text, class, preset, reason} each, preset null when the class has none; there the two "
+        "characters \\n stand for a line break. Nothing is run.",
+    )
+    route.add_argument(
+        "--class",
+        dest="by_class",
+        action="store_true",
+        help="classify by model class (code, reasoning, default) instead of routing",
+    )
+    _add_config_option(route, argparse.SUPPRESS)
+    route.add_argument("text", nargs="*", help="the text (default: each line of stdin)")
 
 
 def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -255,9 +269,13 @@ def _session_to_use(
 
 
 def _run_route(args: argparse.Namespace) -> int:
-    from aish.agent.route_command import run_route_command
+    from aish.agent.route_command import run_class_command, run_route_command
 
-    return run_route_command(list(args.text), sys.stdin, sys.stdout)
+    if not args.by_class:
+        return run_route_command(list(args.text), sys.stdin, sys.stdout)
+    # As `aish safety check`: a broken config is one line on stderr, and the defaults apply.
+    routing = _load(args, autodetect=False).config.routing
+    return run_class_command(list(args.text), sys.stdin, sys.stdout, routing)
 
 
 def _run_safety(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,3 +41,88 @@ def test_aish_route_with_arguments(xdg_home: Path) -> None:
     record = json.loads(result.stdout)
     assert record["line"] == "make it faster" and record["route"] == "model"
     assert "English" in record["reason"]
+
+
+def _write_config(home: Path, text: str) -> Path:
+    path = home / "config" / "aish" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+_DEEP_FOR_CODE = """\
+[models.fast]
+endpoint = "http://127.0.0.1:9/v1"
+model = "small"
+
+[models.deep]
+endpoint = "http://127.0.0.1:9/v1"
+model = "big"
+
+[routing]
+classes = { code = "deep" }
+"""
+
+
+def _classify(*args: str, stdin: str = "") -> list[dict[str, Any]]:
+    result = subprocess.run(
+        [*AISH, "route", "--class", *args], input=stdin, capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_route_class_reads_stdin_with_presets_from_the_config(xdg_home: Path) -> None:
+    _write_config(xdg_home, _DEEP_FOR_CODE)
+    stdin = "def f(x):\\n    return x\\n\\n\\nf(1)\nwhy is the sky blue\nlist my files\r\n"
+    records = _classify(stdin=stdin)
+    assert records == [
+        {
+            "text": "def f(x):\n    return x\n\n\nf(1)",
+            "class": "code",
+            "preset": "deep",
+            "reason": "indented paste of 5 lines",
+        },
+        {"text": "why is the sky blue", "class": "reasoning", "preset": None, "reason": "'why'"},
+        {"text": "list my files", "class": "default", "preset": None, "reason": "no trigger"},
+    ]
+
+
+def test_route_class_arguments_are_one_text(xdg_home: Path, tmp_path: Path) -> None:
+    config = _write_config(tmp_path, _DEEP_FOR_CODE)
+    (record,) = _classify("--config", str(config), "Traceback:\\n", "boom")
+    assert record == {
+        "text": "Traceback:\n boom",
+        "class": "code",
+        "preset": "deep",
+        "reason": "traceback",
+    }
+
+
+def test_route_class_without_config_maps_nothing(xdg_home: Path) -> None:
+    (record,) = _classify("see", "./src/x.py")
+    assert record == {
+        "text": "see ./src/x.py",
+        "class": "code",
+        "preset": None,
+        "reason": "source path ./src/x.py",
+    }
+
+
+def test_route_class_with_a_broken_config_says_so_once_and_still_classifies(
+    xdg_home: Path,
+) -> None:
+    _write_config(xdg_home, "[routing\nclasses = 1\n")
+    result = subprocess.run(
+        [*AISH, "route", "--class"], input="hi\n", capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0
+    assert "config.toml:1:" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert "Traceback" not in result.stderr
+    assert json.loads(result.stdout) == {
+        "text": "hi",
+        "class": "default",
+        "preset": None,
+        "reason": "no trigger",
+    }
