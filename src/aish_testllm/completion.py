@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from aish_testllm.chat_request import ChatRequest
 from aish_testllm.prefix import PrefixReuse
 from aish_testllm.scenario import Reply, ToolCall, UsageOverride
+from aish_testllm.tokens import CHARS_PER_TOKEN
 from aish_testllm.usage import Usage, compute_usage
 
 
@@ -69,6 +70,7 @@ def resolve(
     reuse: PrefixReuse,
     default_model: str,
     new_id: Callable[[], str],
+    chars_per_token: float = CHARS_PER_TOKEN,
 ) -> Completion:
     """Turn a scripted reply into concrete content for request number ``n``."""
     calls = tuple(
@@ -83,6 +85,7 @@ def resolve(
         + len(reply.reasoning)
         + sum(len(c.arguments) for c in calls),
         reasoning_chars=len(reply.reasoning),
+        chars_per_token=chars_per_token,
     )
     return Completion(
         n=n,

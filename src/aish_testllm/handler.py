@@ -20,7 +20,8 @@ from aish_testllm.streaming import ChunkedWriter, write_stream
 from aish_testllm.tokens import tokenize
 
 CHAT_PATHS = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
-_BLOCKED_WHILE_LOADING = {("GET", "/health"), ("POST", "/tokenize")}  # and the chat endpoints
+# Non-chat routes that answer 503 while loading (the chat endpoints do too).
+_BLOCKED_WHILE_LOADING = {("GET", "/health"), ("POST", "/tokenize"), ("POST", "/apply-template")}
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
@@ -163,6 +164,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"object": "list", "data": models})
         elif (method, path) == ("POST", "/tokenize"):
             self._tokenize(body)
+        elif (method, path) == ("POST", "/apply-template"):
+            self._apply_template(body)
         else:
             self._send_json(404, http_error_body(None, 404, f"No route for {method} {path}"))
 
@@ -175,7 +178,16 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(content, str):
             self._send_json(400, http_error_body(None, 400, "'content' must be a string"))
             return
-        self._send_json(200, {"tokens": tokenize(content)})
+        self._send_json(200, {"tokens": tokenize(content, self.state.scenario.chars_per_token)})
+
+    def _apply_template(self, body: Any) -> None:
+        """llama-server's ``/apply-template``: the prompt text the chat endpoint would count."""
+        try:
+            request = parse_chat_request("openai", body)
+        except ValueError as exc:
+            self._send_json(400, http_error_body(None, 400, f"Invalid request: {exc}"))
+            return
+        self._send_json(200, {"prompt": request.prompt})
 
     # --- chat ----------------------------------------------------------------------------------
 
@@ -223,6 +235,7 @@ class Handler(BaseHTTPRequestHandler):
             reuse=admission.reuse,
             default_model=self.state.scenario.models[0],
             new_id=lambda: self.state.ids.next_id(prefix),
+            chars_per_token=self.state.scenario.chars_per_token,
         )
         if not request.stream:
             if api == "anthropic":

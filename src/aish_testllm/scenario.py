@@ -131,6 +131,7 @@ class Scenario:
 
     models: tuple[str, ...] = DEFAULT_MODELS
     loading_s: float = 0.0
+    chars_per_token: float = 4.0
     rules: tuple[Rule, ...] = ()
     default: Reply | None = None
 
@@ -177,6 +178,14 @@ def _number(value: Any, where: str) -> float:
         raise _fail(where, f"expected a number, got {_type_name(value)}")
     if value < 0:
         raise _fail(where, f"must be >= 0, got {value}")
+    return float(value)
+
+
+def _positive_number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(where, f"expected a number, got {_type_name(value)}")
+    if not value > 0 or value == float("inf"):
+        raise _fail(where, f"must be a finite number > 0, got {value}")
     return float(value)
 
 
@@ -376,7 +385,7 @@ def _parse_rule(value: Any, index: int) -> Rule:
     return Rule(index=index, name=name, when=when, replies=replies, times=times)
 
 
-_TOP_KEYS = {"description", "models", "loading_s", "rules", "default"}
+_TOP_KEYS = {"description", "models", "loading_s", "chars_per_token", "rules", "default"}
 
 
 def parse_scenario(document: Any) -> Scenario:
@@ -394,6 +403,7 @@ def parse_scenario(document: Any) -> Scenario:
     return Scenario(
         models=models,
         loading_s=_number(obj.get("loading_s", 0), "loading_s"),
+        chars_per_token=_positive_number(obj.get("chars_per_token", 4), "chars_per_token"),
         rules=tuple(_parse_rule(rule, i) for i, rule in enumerate(rules)),
         default=parse_reply(obj["default"], "default") if "default" in obj else None,
     )

@@ -1,11 +1,11 @@
-"""Token usage figures reported with a reply (estimated at four characters per token)."""
+"""Token usage figures reported with a reply (estimated from character counts)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from aish_testllm.scenario import UsageOverride
-from aish_testllm.tokens import CHARS_PER_TOKEN, estimate_tokens
+from aish_testllm.tokens import CHARS_PER_TOKEN, estimate_tokens, whole_tokens
 
 
 @dataclass(frozen=True)
@@ -36,16 +36,20 @@ def compute_usage(
     cached_chars: int,
     completion_chars: int,
     reasoning_chars: int,
+    chars_per_token: float = CHARS_PER_TOKEN,
 ) -> Usage:
     """Default figures from character counts, with any scenario overrides applied."""
+    ratio = chars_per_token
 
     def pick(value: int | None, default: int) -> int:
         return default if value is None else value
 
     return Usage(
-        prompt_tokens=pick(override.prompt_tokens, estimate_tokens(prompt_chars)),
-        completion_tokens=pick(override.completion_tokens, estimate_tokens(completion_chars)),
-        cached_tokens=pick(override.cached_tokens, cached_chars // CHARS_PER_TOKEN),
-        reasoning_tokens=estimate_tokens(reasoning_chars),
+        prompt_tokens=pick(override.prompt_tokens, estimate_tokens(prompt_chars, ratio)),
+        completion_tokens=pick(
+            override.completion_tokens, estimate_tokens(completion_chars, ratio)
+        ),
+        cached_tokens=pick(override.cached_tokens, whole_tokens(cached_chars, ratio)),
+        reasoning_tokens=estimate_tokens(reasoning_chars, ratio),
         cost=override.cost,
     )
