@@ -44,6 +44,7 @@ from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
+    from aish.agent.context_budget import ContextBudget
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.safety.verdict import Verdict
 
@@ -94,16 +95,29 @@ class ChatTurn:
     tools: ToolBox[Any] | None = None
     run_tool: ToolExecutor | None = None
     max_tool_calls: int = 8
+    # Each request is asked once more here when the model fails before showing anything
+    # (routing.cloud_fallback); None: no fallback.
+    fallback: ModelTarget | None = None
+    # Evicts the oldest exchanges when the request would be over budget; None: never.
+    budget: ContextBudget | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
 
     async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
         outcome = ChatOutcome()
-        newest = self.conversation.user_message(question, cwd=cwd)
         specs = offered(self.target, self.tools) if self.run_tool is not None else ()
         self._specs = specs  # side questions on this conversation carry the same tool list
-        exchange = Exchange(self.conversation, self.target, self.frontend, self.log, tools=specs)
+        newest = await self._newest(question, cwd, specs)
+        exchange = Exchange(
+            self.conversation,
+            self.target,
+            self.frontend,
+            self.log,
+            tools=specs,
+            fallback=self.fallback,
+            counter=self.budget.counter if self.budget is not None else None,
+        )
         outcome.error = await exchange.stream(
             newest, outcome.reply, cwd=cwd, logged={"text": question}
         )
@@ -136,6 +150,23 @@ class ChatTurn:
                 self.frontend.render(Status(f"interrupted: {rest} proposed command(s) not run"))
                 break
         return outcome
+
+    async def _newest(self, question: str, cwd: str, specs: Sequence[ToolSpec]) -> Message:
+        """The turn's user message, once the conversation has room for its request."""
+
+        def build() -> Message:
+            return self.conversation.user_message(question, cwd=cwd)
+
+        if self.budget is None:
+            return build()
+        return await self.budget.make_room(
+            self.conversation,
+            build,
+            self.target,
+            tools=specs,
+            on_event=self.frontend.render,
+            log=self.log,
+        )
 
     async def _authorize(self, command: str | gate.ProposedToolCall) -> gate.Authorization:
         action = gate.ProposedCommand(command) if isinstance(command, str) else command

@@ -12,6 +12,12 @@ with every request of the exchange. A reply's tool calls join the conversation o
 were offered — a model that calls a tool it was never given is told so in a note instead, so
 no request ever carries a call without the tool list it belongs to. `follow_up` asks for the
 next reply once the caller has answered every call.
+
+Cloud fallback (SPEC §8): a request whose model fails in transport (`fallback_eligible`) before
+anything of the reply was shown is sent once more, unchanged, to `fallback`, after a status line
+saying so. Only that request: the next one goes to `target` again. The reply then belongs to
+the preset that answered — the log's `model` and the usage name it. A reply that had begun
+never falls back (what was shown stays, once), nor does a cancelled one.
 """
 
 from __future__ import annotations
@@ -19,13 +25,24 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from aish.agent.events import AgentEvent, AssistantDelta, Frontend, RequestFailed, Status
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    Frontend,
+    ReplyFinished,
+    RequestFailed,
+    Status,
+    ToolCallProposed,
+)
+from aish.agent.fallback import fallback_status
 from aish.agent.streaming import stream_reply
 from aish.agent.toolbox import with_distinct_ids
 from aish.conversation.context import Conversation, tool_calls_payload
+from aish.conversation.tokens import TokenCounter, model_key
 from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
@@ -36,9 +53,18 @@ TurnLog = Callable[[str, Mapping[str, Any]], None]
 _WAITING_AFTER_S = 0.5
 
 
+# What makes a reply "shown": after any of these, a failure can no longer fall back.
+_OUTPUT = (AssistantDelta, AssistantReasoning, ToolCallProposed)
+
+
 class _LoggedProgress:
     """Passes events to the frontend and logs the reply's text as it arrives (at most once a
-    second), so a crash or `kill -9` mid-reply loses nothing already shown."""
+    second), so a crash or `kill -9` mid-reply loses nothing already shown.
+
+    `started`: the frontend was told anything (a retry, a status); `shown`: some of the reply
+    itself. The end of a reply cut before anything was shown is held back (`release` passes
+    it on): when the request falls back, the failed attempt leaves no trace but its status.
+    """
 
     _EVERY_S = 1.0
 
@@ -48,9 +74,15 @@ class _LoggedProgress:
         self._unlogged = ""
         self._last = time.monotonic()
         self.started = False
+        self.shown = False
+        self._held: ReplyFinished | None = None
 
     def render(self, event: AgentEvent) -> None:
+        if isinstance(event, ReplyFinished) and event.cut and not self.shown:
+            self._held = event
+            return
         self.started = True
+        self.shown = self.shown or isinstance(event, _OUTPUT)
         self._frontend.render(event)
         if isinstance(event, AssistantDelta):
             self._unlogged += event.text
@@ -58,6 +90,12 @@ class _LoggedProgress:
                 self._log("assistant_delta", {"text": self._unlogged})
                 self._unlogged = ""
                 self._last = time.monotonic()
+
+    def release(self) -> None:
+        """Pass on the held end of a cut reply: the failure is to be shown after all."""
+        if self._held is not None:
+            self._frontend.render(self._held)
+            self._held = None
 
 
 @dataclass
@@ -72,6 +110,13 @@ class Exchange:
     category: str = "chat"
     # Offered with every request of this exchange; empty: no tools.
     tools: Sequence[ToolSpec] = ()
+    # Asked once more when a request to `target` fails in transport before anything of the
+    # reply was shown (routing.cloud_fallback); None: no fallback.
+    fallback: ModelTarget | None = None
+    # Learns each model's tokens from the usage its server reports; None: nothing learns.
+    counter: TokenCounter | None = None
+    # The preset whose reply the current request commits: `target`, or `fallback` after one.
+    _answering: ModelTarget | None = field(default=None, init=False, repr=False)
 
     async def stream(
         self, newest: Message, reply: Reply, *, cwd: str, logged: Mapping[str, Any]
@@ -93,17 +138,22 @@ class Exchange:
     async def _send(
         self, messages: list[Message], reply: Reply, commit: Callable[[], None]
     ) -> LLMError | None:
-        progress = _LoggedProgress(self.frontend, self.log)
-        waiting = asyncio.create_task(self._say_waiting(progress))
+        self._answering = self.target
         try:
-            error = await stream_reply(
-                self.target, messages, progress, reply, category=self.category, tools=self.tools
-            )
+            error, progress = await self._attempt(self.target, messages, reply)
+            if error is not None and self._falls_back(error, progress):
+                assert self.fallback is not None
+                text = fallback_status(self.target, error, self.fallback)
+                self.log("status", {"text": text})
+                self.frontend.render(Status(text))
+                _clear(reply)
+                self._answering = self.fallback
+                error, progress = await self._attempt(self.fallback, messages, reply)
         except asyncio.CancelledError:
             commit()
             raise
-        finally:
-            waiting.cancel()
+        progress.release()
+        self._observe(messages, reply)
         commit()
         if error is not None:
             message = str(error)
@@ -111,11 +161,49 @@ class Exchange:
             self.frontend.render(RequestFailed(type(error).__name__, message))
         return error
 
-    async def _say_waiting(self, progress: _LoggedProgress) -> None:
+    async def _attempt(
+        self, target: ModelTarget, messages: list[Message], reply: Reply
+    ) -> tuple[LLMError | None, _LoggedProgress]:
+        """One request to `target`, streamed into `reply`."""
+        progress = _LoggedProgress(self.frontend, self.log)
+        waiting = asyncio.create_task(self._say_waiting(target, progress))
+        try:
+            error = await stream_reply(
+                target,
+                messages,
+                progress,
+                reply,
+                category=self.category,
+                tools=self._tools_for(target),
+            )
+        except asyncio.CancelledError:
+            progress.release()
+            raise
+        finally:
+            waiting.cancel()
+        return error, progress
+
+    def _observe(self, messages: list[Message], reply: Reply) -> None:
+        target = self._answering or self.target
+        if self.counter is not None and reply.usage is not None:
+            tools = self._tools_for(target)
+            self.counter.observe(model_key(target), messages, tools, reply.usage)
+
+    def _tools_for(self, target: ModelTarget) -> Sequence[ToolSpec]:
+        # A fallback preset with `tools = false` is never offered them.
+        return self.tools if target.tools or target is self.target else ()
+
+    def _falls_back(self, error: LLMError, progress: _LoggedProgress) -> bool:
+        fallback = self.fallback
+        if fallback is None or fallback.name == self.target.name:
+            return False
+        return error.fallback_eligible and not progress.shown
+
+    async def _say_waiting(self, target: ModelTarget, progress: _LoggedProgress) -> None:
         # A slow model (loading, a long prompt to process) must not look like a hung aish.
         await asyncio.sleep(_WAITING_AFTER_S)
         if not progress.started:
-            self.frontend.render(Status(f"waiting for {self.target.name}…"))
+            self.frontend.render(Status(f"waiting for {target.name}…"))
 
     def _commit(self, newest: Message, reply: Reply, cwd: str) -> None:
         if not reply.text and reply.cut:
@@ -143,7 +231,8 @@ class Exchange:
         return with_distinct_ids(reply.tool_calls)
 
     def _logged(self, reply: Reply, calls: Sequence[ToolCall], *, follow_up: bool = False) -> None:
-        payload: dict[str, Any] = {"text": reply.text, "cut": reply.cut, "model": self.target.name}
+        answering = self._answering or self.target
+        payload: dict[str, Any] = {"text": reply.text, "cut": reply.cut, "model": answering.name}
         if calls:
             payload["tool_calls"] = tool_calls_payload(calls)
         if follow_up:
@@ -158,3 +247,10 @@ class Exchange:
             text = f"[aish] no tools are offered here; {call.name} was not called"
             self.conversation.note(text)
             self.log("note", {"text": text})
+
+
+def _clear(reply: Reply) -> None:
+    """Empty the caller's `reply` in place, for the fallback's answer to fill."""
+    fresh = Reply()
+    for spec in fields(Reply):
+        setattr(reply, spec.name, getattr(fresh, spec.name))

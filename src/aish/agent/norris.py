@@ -31,8 +31,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import gate
@@ -53,13 +53,14 @@ from aish.agent.events import (
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.norris_actions import Proposal, tool_call_proposals
 from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_prompt import StepFacts, step_message
+from aish.agent.norris_prompt import INSTRUCTIONS, StepFacts, step_message
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation, run_payload
-from aish.llm.types import ModelTarget, Reply, ToolSpec
+from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
+    from aish.agent.context_budget import ContextBudget
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.safety.verdict import Verdict
 
@@ -167,6 +168,12 @@ class NorrisRun:
     run_tool: ToolExecutor | None = None
     # Tool calls run from one reply at most; the rest are answered with the limit.
     max_tool_calls: int = 8
+    # A step's request is asked once more here when the executor fails before showing
+    # anything (routing.cloud_fallback); the next step asks the executor again.
+    fallback: ModelTarget | None = None
+    # Evicts the oldest exchanges (never summarised here) when a step's request would be over
+    # budget; None: never.
+    budget: ContextBudget | None = None
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
@@ -268,13 +275,19 @@ class NorrisRun:
         self.frontend.render(
             NorrisStep(facts.step, facts.max_steps, facts.task, facts.task_index, facts.task_count)
         )
-        text = step_message(facts)
         cwd = self.cwd()
-        newest = self.conversation.user_message(text, cwd=cwd, background=False)
         specs = offered(self.target, self.tools) if self._answers is not None else ()
         self._specs = specs  # the second opinion asks on this prefix, with this tool list
+        text, newest = await self._step_message(facts, cwd, specs)
         exchange = Exchange(
-            self.conversation, self.target, self._spending, self.log, "norris", tools=specs
+            self.conversation,
+            self.target,
+            self._spending,
+            self.log,
+            "norris",
+            tools=specs,
+            fallback=self.fallback,
+            counter=self.budget.counter if self.budget is not None else None,
         )
         reply = Reply()
         try:
@@ -319,6 +332,32 @@ class NorrisRun:
                 )
             )
         return proposals
+
+    async def _step_message(
+        self, facts: StepFacts, cwd: str, specs: Sequence[ToolSpec]
+    ) -> tuple[str, Message]:
+        """The step's text and user message, once the conversation has room for it. The
+        full instructions go again when an eviction took the message that had them."""
+        said: list[str] = []
+
+        def build() -> Message:
+            told = any(INSTRUCTIONS in m.content for m in self.conversation.history)
+            said[:] = [step_message(replace(facts, instructions=not told))]
+            return self.conversation.user_message(said[0], cwd=cwd, background=False)
+
+        if self.budget is None:
+            newest = build()
+        else:
+            newest = await self.budget.make_room(
+                self.conversation,
+                build,
+                self.target,
+                tools=specs,
+                on_event=self._spending.render,
+                log=self.log,
+                summarize=False,
+            )
+        return said[0], newest
 
     def _facts(self) -> StepFacts:
         tasks = self.tasks

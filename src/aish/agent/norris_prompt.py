@@ -39,12 +39,14 @@ class StepFacts:
     task: str | None = None
     task_index: int = 0  # 1-based; 0: no plan
     task_count: int = 0
+    # The full instructions although this is not the first step (the history lost them).
+    instructions: bool = False
 
 
 def step_message(facts: StepFacts) -> str:
     """The text of the step's user message (the context block of command results goes
     before it, as in every turn)."""
-    lines = [INSTRUCTIONS if facts.step == 1 else _REMINDER]
+    lines = [INSTRUCTIONS if facts.step == 1 or facts.instructions else _REMINDER]
     lines.append(f"Goal: {facts.goal}")
     if facts.task is not None:
         lines.append(f"Current task {facts.task_index}/{facts.task_count}: {facts.task}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from aish.conversation.background import EMPTY_BACKGROUND, leading_block
+from aish.conversation.summary import render_summary_block
 from aish.llm.types import Message, ToolCall
 
 
@@ -59,6 +60,10 @@ class Conversation:
     background_told: str = ""
     # `:memory inject`: tell the block with the next message even when it is unchanged.
     background_forced: bool = False
+    # The rolling summary of evicted exchanges, and the one a message still in the history
+    # told: it is told (again) whenever they differ — after each eviction that dropped it.
+    summary: str = ""
+    summary_told: str = ""
 
     def note_command(self, run: CommandRun) -> None:
         self.pending.append(run)
@@ -73,8 +78,8 @@ class Conversation:
         changed. Norris steps pass `background=False`: the block is never told there."""
         news = cwd if cwd and cwd != self.cwd_told else ""
         text = render_user_message(question, self.pending, cwd=news, notes=self.notes)
-        block = self.background_due() if background else ""
-        return Message("user", f"{block}\n\n{text}" if block else text)
+        blocks = [self.background_due() if background else "", self.summary_due()]
+        return Message("user", "\n\n".join([*(b for b in blocks if b), text]))
 
     def background_due(self) -> str:
         """The background block the next user message would start with ("" for none)."""
@@ -83,6 +88,41 @@ class Conversation:
         if self.background == self.background_told:
             return ""
         return self.background or EMPTY_BACKGROUND
+
+    def summary_due(self) -> str:
+        """The summary block the next user message carries ("" when the history has it)."""
+        if not self.summary or self.summary == self.summary_told:
+            return ""
+        return render_summary_block(self.summary)
+
+    def exchange_count(self) -> int:
+        """Exchanges in the history: a user message and what answers it (replies, tool
+        calls and their results)."""
+        return sum(1 for message in self.history if message.role == "user")
+
+    def evict(self, count: int, summary: str | None = None) -> list[Message]:
+        """Drop the `count` oldest exchanges whole (a tool call never loses its result) and
+        return their messages. `summary`, when given, replaces the rolling summary. Whatever
+        the dropped messages told — the summary, the background block, the cwd — is told
+        again with the next message if the history no longer has it."""
+        starts = [i for i, message in enumerate(self.history) if message.role == "user"]
+        if count <= 0 or not starts:
+            return []
+        end = starts[count] if count < len(starts) else len(self.history)
+        dropped = self.history[:end]
+        del self.history[:end]
+        if summary is not None:
+            self.summary = summary
+        self._recount_told()
+        return dropped
+
+    def _recount_told(self) -> None:
+        users = [message.content for message in self.history if message.role == "user"]
+        blocks = [block for text in users if (block := leading_block(text)) is not None]
+        self.background_told = "" if not blocks or blocks[-1] == EMPTY_BACKGROUND else blocks[-1]
+        told = self.summary and any(render_summary_block(self.summary) in text for text in users)
+        self.summary_told = self.summary if told else ""
+        self.cwd_told = ""
 
     def request(self, newest: Message) -> list[Message]:
         """The request for `newest`. Asked while a tool round is open (a side question such
@@ -117,6 +157,8 @@ class Conversation:
         if newest.role == "user" and (block := leading_block(newest.content)) is not None:
             self.background_told = "" if block == EMPTY_BACKGROUND else block
             self.background_forced = False
+        if self.summary and render_summary_block(self.summary) in newest.content:
+            self.summary_told = self.summary
         self._append_reply(reply_text, cut, tool_calls)
         self.pending.clear()
         self.notes.clear()
@@ -171,6 +213,8 @@ class Conversation:
         self.cwd_told = ""
         self.background_told = ""
         self.background_forced = False
+        self.summary = ""
+        self.summary_told = ""
 
     def answer_unanswered(self, text: str) -> list[ToolCall]:
         """Answer every call of the open round that has no answer yet with `text`."""
@@ -224,6 +268,10 @@ class Conversation:
                 conversation.note(str(payload.get("text", "")))
             elif kind == "reset":
                 conversation.reset()
+            elif kind == "evict":
+                summary = payload.get("summary")
+                count = int(payload.get("exchanges", 0))
+                conversation.evict(count, None if summary is None else str(summary))
         died_mid_reply()
         conversation.answer_unanswered(CALL_STOPPED)
         return conversation
@@ -231,7 +279,7 @@ class Conversation:
     def as_seen_by_model(self, *, cwd: str = "") -> list[Message]:
         """What the next request would hold before the question (for `:history`)."""
         messages = [Message("system", self.system_prompt), *self.history]
-        parts = [self.background_due()]
+        parts = [self.background_due(), self.summary_due()]
         if self.pending or self.notes:
             news = cwd if cwd and cwd != self.cwd_told else ""
             parts.append(render_context(self.pending, cwd=news, notes=self.notes))

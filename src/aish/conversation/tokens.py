@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from aish.llm.types import Message, ToolSpec, Usage
+from aish.llm.types import Message, ModelTarget, ToolSpec, Usage
 
 BYTES_PER_TOKEN = 4.0
 # Chat templates wrap each message in a few special tokens (`<|im_start|>user\n … <|im_end|>\n`).
@@ -31,6 +31,11 @@ TOOL_SPEC_OVERHEAD = 8.0
 CALIBRATION_WINDOW = 8
 
 Source = Literal["exact", "reported", "calibrated", "estimated"]
+
+
+def model_key(target: ModelTarget) -> str:
+    """The calibration key of a target: one per served model, whatever the preset's name."""
+    return f"{target.endpoint}|{target.model}"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,241 @@
+"""Keeping the conversation within `context.max_turns` and `context.token_budget` (§3).
+
+Before each new exchange (a chat turn, a Norris step) the request it would send is measured:
+when it has too many exchanges or too many tokens, the oldest exchanges leave whole, with one
+status line. Eviction goes down to three quarters of the limit rather than just under it, so it
+happens now and then instead of every turn — each eviction rewrites the prefix a server has
+cached, and each summary costs a call.
+
+With `context.summarize_on_evict` (never in Norris: a run must not pause to summarise its own
+steps) the evicted exchanges and the summary so far go to the summariser, and the new summary
+is told with the next message. The summariser gets a bounded time; when it fails, is too slow
+or cannot be resolved, the exchanges are dropped anyway, the old summary kept, and one status
+line says so. Evictions are logged, so a resumed session evicts the same exchanges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aish.agent.events import AgentEvent, Status, UsageRecorded
+from aish.agent.exchange import TurnLog
+from aish.config.schema import AishConfig
+from aish.conversation.context import Conversation
+from aish.conversation.summary import clip, shorten_request, summarize_request
+from aish.conversation.tokens import TokenCounter, model_key
+from aish.llm.errors import LLMError
+from aish.llm.types import Message, ModelTarget, ToolSpec
+
+_log = logging.getLogger("aish.context")
+
+# Eviction goes down to this share of the limit that was exceeded.
+_LOW_WATER = 0.75
+# The longest the summariser may hold up the user's request, whatever its preset allows.
+SUMMARY_TIMEOUT_S = 30.0
+
+
+@dataclass
+class ContextBudget:
+    """The limits, the token counter, and how to reach the summariser."""
+
+    max_turns: int
+    token_budget: int
+    counter: TokenCounter = field(default_factory=TokenCounter)
+    summarize_on_evict: bool = False
+    max_summary_chars: int = 2000
+    # The summariser for a request to the given active model; raises `LLMError` (a
+    # `ConfigError`) when the configured preset cannot be used.
+    summarizer: Callable[[ModelTarget], ModelTarget] | None = None
+
+    @classmethod
+    def from_config(
+        cls, config: AishConfig, env: Mapping[str, str], counter: TokenCounter
+    ) -> ContextBudget:
+        context = config.context
+
+        def summarizer(active: ModelTarget) -> ModelTarget:
+            from aish.config import resolve_target
+
+            name = context.summarizer_model or ("fast" if "fast" in config.models else None)
+            return active if name is None else resolve_target(config, name, env)
+
+        return cls(
+            max_turns=context.max_turns,
+            token_budget=context.token_budget,
+            counter=counter,
+            summarize_on_evict=context.summarize_on_evict,
+            max_summary_chars=context.max_summary_chars,
+            summarizer=summarizer,
+        )
+
+    def estimate(
+        self,
+        conversation: Conversation,
+        newest: Message,
+        target: ModelTarget,
+        tools: Sequence[ToolSpec] = (),
+    ) -> int:
+        """The tokens of the request `newest` would make."""
+        messages = conversation.request(newest)
+        return self.counter.estimate(model_key(target), messages, tools).tokens
+
+    async def make_room(
+        self,
+        conversation: Conversation,
+        newest: Callable[[], Message],
+        target: ModelTarget,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        on_event: Callable[[AgentEvent], None],
+        log: TurnLog,
+        summarize: bool = True,
+    ) -> Message:
+        """Evict what the request of `newest()` does not have room for; the newest message
+        as it is to be sent (rebuilt after an eviction: it tells the summary, the cwd…)."""
+        message = newest()
+        exchanges = conversation.exchange_count()
+        tokens = self.estimate(conversation, message, target, tools)
+        over_turns = exchanges + 1 > self.max_turns
+        over_tokens = tokens > self.token_budget
+        if not (over_turns or over_tokens) or exchanges == 0:
+            return message
+        count = self._how_many(conversation, message, target, tools, over_turns, over_tokens)
+        why = (
+            f"max_turns {self.max_turns}"
+            if over_turns
+            else f"~{tokens:,} tokens over token_budget {self.token_budget:,}"
+        )
+        summary = None
+        if summarize and self.summarize_on_evict and self.summarizer is not None:
+            summary = await self._summary(conversation, count, target, on_event)
+        conversation.evict(count, summary)
+        payload: dict[str, Any] = {"exchanges": count, "reason": why}
+        if summary is not None:
+            payload["summary"] = summary
+            on_event(Status(f"context: {count} oldest exchange(s) summarised ({why})"))
+        else:
+            on_event(Status(f"context: {count} oldest exchange(s) dropped ({why})"))
+        log("evict", payload)
+        message = newest()
+        tokens = self.estimate(conversation, message, target, tools)
+        if tokens > self.token_budget:
+            on_event(
+                Status(
+                    f"the request is still ~{tokens:,} tokens, over context.token_budget "
+                    f"{self.token_budget:,}: sending it anyway"
+                )
+            )
+        return message
+
+    def _how_many(
+        self,
+        conversation: Conversation,
+        message: Message,
+        target: ModelTarget,
+        tools: Sequence[ToolSpec],
+        over_turns: bool,
+        over_tokens: bool,
+    ) -> int:
+        """The oldest exchanges to evict: down to three quarters of what was exceeded."""
+        exchanges = conversation.exchange_count()
+        count = 0
+        if over_turns:
+            keep = max(int(self.max_turns * _LOW_WATER) - 1, 0)
+            count = exchanges - keep
+        if over_tokens or over_turns:
+            # Room for the summary the message will tell, so it does not push it over again.
+            reserve = (
+                self.max_summary_chars if self.summarize_on_evict else len(conversation.summary)
+            )
+            sizes = self._exchange_sizes(conversation, target)
+            total = self.estimate(conversation, message, target, tools) + reserve // 4
+            goal = self.token_budget * (_LOW_WATER if over_tokens else 1.0)
+            total -= sum(sizes[:count])
+            while count < exchanges and total > goal:
+                total -= sizes[count]
+                count += 1
+        return max(1, min(count, exchanges))
+
+    def _exchange_sizes(self, conversation: Conversation, target: ModelTarget) -> list[int]:
+        groups: list[list[Message]] = []
+        for message in conversation.history:
+            if message.role == "user" or not groups:
+                groups.append([])
+            groups[-1].append(message)
+        key = model_key(target)
+        return [self.counter.estimate(key, group).tokens for group in groups]
+
+    async def _summary(
+        self,
+        conversation: Conversation,
+        count: int,
+        active: ModelTarget,
+        on_event: Callable[[AgentEvent], None],
+    ) -> str | None:
+        """The new rolling summary, or None (with one status line) when it cannot be had."""
+        assert self.summarizer is not None
+        evicted = conversation.history[: _end_of(conversation.history, count)]
+        try:
+            target = self.summarizer(active)
+        except LLMError as error:
+            on_event(Status(f"no summary of the dropped exchanges: {error}"))
+            return None
+        on_event(Status(f"context: summarising {count} oldest exchange(s) via {target.name}…"))
+        timeout = min(SUMMARY_TIMEOUT_S, target.idle_timeout_s)
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._ask(target, conversation.summary, evicted, on_event)
+        except (LLMError, TimeoutError, ValueError) as error:
+            _log.warning("summariser %s failed: %r", target.name, error)
+            reason = f"no answer within {timeout:g}s" if isinstance(error, TimeoutError) else error
+            on_event(
+                Status(
+                    f"summariser {target.name} failed ({reason}); "
+                    "the oldest exchanges are dropped without a summary"
+                )
+            )
+            return None
+
+    async def _ask(
+        self,
+        target: ModelTarget,
+        previous: str,
+        evicted: Sequence[Message],
+        on_event: Callable[[AgentEvent], None],
+    ) -> str:
+        from aish.llm.broker import chat
+
+        limit = self.max_summary_chars
+        reply = await chat(target, summarize_request(previous, evicted, limit))
+        if reply.usage is not None:
+            on_event(UsageRecorded.of(target.name, reply.usage, "summarize"))
+        summary = _without_thinking(reply.text)
+        if len(summary) > limit:
+            shorter = await chat(target, shorten_request(summary, limit))
+            if shorter.usage is not None:
+                on_event(UsageRecorded.of(target.name, shorter.usage, "summarize"))
+            summary = clip(_without_thinking(shorter.text) or summary, limit)
+        if not summary:
+            raise ValueError("the summariser answered with nothing")
+        return summary
+
+
+def _end_of(history: Sequence[Message], count: int) -> int:
+    """The index just past the `count` oldest exchanges."""
+    seen = 0
+    for index, message in enumerate(history):
+        if message.role == "user":
+            if seen == count:
+                return index
+            seen += 1
+    return len(history)
+
+
+def _without_thinking(text: str) -> str:
+    """A reasoning model's `<think>…</think>` is not part of its summary."""
+    end = text.rfind("</think>")
+    return (text[end + len("</think>") :] if end >= 0 else text).strip()
