@@ -81,16 +81,16 @@ inject_max_chars = 2000      # how much remembered text the model sees at start
 
 # ---- routing and fallback ---------------------------------------------------------------
 [routing]
-auto = false                 # pick a preset per request from the kind of question
-classes = { code = "deep", reasoning = "cloud", default = "fast" }
-cloud_fallback = false       # retry once elsewhere when the active model cannot be reached
-fallback_model = "cloud"
+auto = false                 # pick a preset per request from the kind of question (:route on)
+classes = { code = "deep", reasoning = "cloud", default = "fast" }   # unlisted: your model
+cloud_fallback = false       # retry once on fallback_model when the model fails before any
+fallback_model = "cloud"     # output: cannot connect, timeout, 5xx, 408, model not found
 
 # ---- conversation context ---------------------------------------------------------------
 [context]
-max_turns = 40
-token_budget = 8192
-summarize_on_evict = false   # summarise evicted turns instead of forgetting them
+max_turns = 40               # exchanges kept; older ones are evicted whole (to 3/4 of it)
+token_budget = 8192          # tokens of one request; :tokens shows where you are
+summarize_on_evict = false   # summarise evicted exchanges instead of forgetting them
 # summarizer_model = "fast"
 max_summary_chars = 2000
 output_max_lines = 200       # of one command's output shown to the model (head + tail)

@@ -17,13 +17,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
+from aish.agent.context_budget import ContextBudget
 from aish.agent.events import Status
+from aish.agent.fallback import fallback_target
 from aish.agent.norris import NorrisResult, NorrisRun
 from aish.agent.norris_bounds import NorrisBounds
 from aish.agent.norris_setup import norris_models
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
+from aish.conversation.tokens import TokenCounter
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.prompt_facts import prompt_facts
@@ -45,6 +48,18 @@ class GoalOptions:
     max_steps: int | None = None  # None: `norris.max_norris_steps`
     # `--model` names the model for this run: it runs the steps, whatever norris.executor says.
     model_given: bool = False
+
+
+def _fallback(
+    config: AishConfig, executor: ModelTarget, printer: GoalPrinter
+) -> ModelTarget | None:
+    """`routing.cloud_fallback`'s preset for the steps; a preset that cannot be used is said."""
+    target, problem = fallback_target(
+        config, executor, os.environ, enabled=config.routing.cloud_fallback
+    )
+    if problem is not None:
+        printer.render(Status(problem))
+    return target
 
 
 async def run_goal(
@@ -82,6 +97,8 @@ async def run_goal(
             planner=models.planner,
             tasks_max=config.norris.tasks_max,
             preplan_system=config.norris.preplan_system,
+            fallback=_fallback(config, models.executor, printer),
+            budget=ContextBudget.from_config(config, os.environ, TokenCounter()),
             **tool_options(servers, config.mcp.max_tool_calls),
         )
         return await run.run()

@@ -18,6 +18,7 @@ from aish.ui.visible_text import visible
 if TYPE_CHECKING:
     from aish.mcp import McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
+    from aish.ui.repl_models import ReplModels
 
 
 class ReplContext(Protocol):
@@ -82,6 +83,16 @@ class HasMcp(Protocol):
     def mcp_tools(self) -> list[McpTool]: ...
 
     async def mcp_restart(self, name: str) -> str: ...
+
+
+@runtime_checkable
+class ChoosesModels(Protocol):
+    """A REPL with auto-routing, the cloud fallback and a context budget (§3, §8)."""
+
+    @property
+    def models(self) -> ReplModels: ...
+
+    async def tokens_line(self) -> str: ...
 
 
 Handler = Callable[[ReplContext, str], Awaitable[None]]
@@ -161,12 +172,35 @@ async def _ask(repl: ReplContext, args: str) -> None:
     repl.say("usage: :ask <text>")  # with text, the router sends the line to the model
 
 
+_ROUTE_USAGE = "usage: :route on|off|classes|check <text>"
+
+
 async def _route(repl: ReplContext, args: str) -> None:
     verb, _, text = args.strip().partition(" ")
-    if verb != "check" or not text.strip():
-        repl.say("usage: :route check <text>")
-        return
-    repl.say(repl.explain_route(text.strip()))
+    models = repl.models if isinstance(repl, ChoosesModels) else None
+    if verb == "check" and text.strip():
+        line = repl.explain_route(text.strip())
+        if models is not None and line.startswith("model"):
+            line += f"\n{models.class_line(text.strip())}"
+        repl.say(line)
+    elif models is not None and not text.strip():
+        repl.say(models.route_command(verb))
+    else:
+        repl.say(_ROUTE_USAGE if models is not None else "usage: :route check <text>")
+
+
+async def _fallback(repl: ReplContext, args: str) -> None:
+    if isinstance(repl, ChoosesModels):
+        repl.say(repl.models.fallback_command(args.strip()))
+    else:
+        repl.say("the cloud fallback is not available here")
+
+
+async def _tokens(repl: ReplContext, args: str) -> None:
+    if isinstance(repl, ChoosesModels):
+        repl.say(await repl.tokens_line())
+    else:
+        repl.say("token counts are not available here")
 
 
 _SAFETY_USAGE = "usage: :safety check <command>  or  :safety rules"
@@ -289,7 +323,19 @@ COMMANDS: dict[str, MetaCommand] = {
             "what aish remembers across sessions",
             memory,
         ),
-        MetaCommand("route", "route check <text>", "say where a line would go, and why", _route),
+        MetaCommand(
+            "route",
+            "route on|off|classes|check <text>",
+            "auto-routing by task type; say where a line would go, and why",
+            _route,
+        ),
+        MetaCommand(
+            "fallback",
+            "fallback on|off",
+            "retry a failed request on routing.fallback_model",
+            _fallback,
+        ),
+        MetaCommand("tokens", "tokens", "the next request's tokens against the budget", _tokens),
         MetaCommand(
             "mcp",
             "mcp [tools [server]|restart <server>]",

@@ -30,6 +30,7 @@ from aish.ui.prompt_text import prompt_text
 from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.repl_mcp import ReplMcp
 from aish.ui.repl_memory import ReplMemory
+from aish.ui.repl_models import ReplModels
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -83,6 +84,9 @@ class Repl:
             status=lambda text: self._view.status(text),
             render=lambda event: self._view.render(event),
             log=self._log,
+        )
+        self._models = ReplModels(
+            loaded.config, status=lambda text: self._view.status(text), log=self._log
         )
 
     # ---- the loop ----------------------------------------------------------------------------
@@ -174,6 +178,7 @@ class Repl:
             self._view.status(str(error))
             return
         self._memory.refresh(self.conversation)
+        target = self._models.route(question, target)  # fixed for the whole tool sub-loop
         turn = ChatTurn(
             self.conversation,
             target,
@@ -182,6 +187,8 @@ class Repl:
             self._log,
             policy=self._policy,
             second_opinion=self._second_opinion,
+            fallback=self._models.fallback(target),
+            budget=self._models.budget(),
             **self._mcp.tool_options(),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
@@ -234,6 +241,8 @@ class Repl:
                     planner=models.planner,
                     tasks_max=config.norris.tasks_max,
                     preplan_system=config.norris.preplan_system,
+                    fallback=self._models.fallback(models.executor),
+                    budget=self._models.budget(),
                     **self._mcp.tool_options(),
                 )
                 await run.run()
@@ -492,6 +501,13 @@ class Repl:
         known = self._known_with_shell() if self._known else KnownCommands.from_system()
         route = route_line(text, known)
         return f"{route.target}: {route.reason}"
+
+    @property
+    def models(self) -> ReplModels:
+        return self._models
+
+    async def tokens_line(self) -> str:
+        return await self._models.tokens_line(self.conversation, self._model, self.shell_cwd())
 
     def shell_cwd(self) -> str:
         task = self._shell_task

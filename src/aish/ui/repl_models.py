@@ -1,0 +1,155 @@
+"""Which model answers, and how much of the conversation it gets (§3, §8), for the REPL.
+
+Per request: auto-routing by task type (`routing.auto`, `:route on|off`) may pick another
+preset for one question — the prompt keeps the user's model — and the cloud fallback
+(`routing.cloud_fallback`, `:fallback on|off`) names the preset asked once more when the chosen
+one fails before showing anything. For the session: one token counter, calibrated by every
+reply whose server reported usage, and the context budget that evicts with it. `:tokens` says
+what the next request would cost against that budget.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from aish.agent.model_class import classify_model
+from aish.conversation.context import Conversation
+from aish.conversation.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from aish.agent.context_budget import ContextBudget
+    from aish.config.schema import AishConfig, RouteClass
+    from aish.llm.types import ModelTarget
+
+__all__ = ["ReplModels"]
+
+_CLASSES: tuple[RouteClass, ...] = ("code", "reasoning", "default")
+
+
+class ReplModels:
+    """Routing, fallback and the context budget of one REPL session."""
+
+    def __init__(
+        self,
+        config: AishConfig,
+        *,
+        status: Callable[[str], None],
+        log: Callable[[str, Mapping[str, Any]], None],
+    ) -> None:
+        self._config = config
+        self._status = status
+        self._log = log
+        self.auto = config.routing.auto
+        self.fallback_on = config.routing.cloud_fallback
+        self.counter = TokenCounter()
+        self._problems_said: set[str] = set()
+
+    # ---- per request -------------------------------------------------------------------------
+
+    def route(self, question: str, active: ModelTarget) -> ModelTarget:
+        """The target for `question`: another preset when auto-routing picks one."""
+        if not self.auto:
+            return active
+        from aish.config import resolve_target
+        from aish.llm.errors import ConfigError
+
+        choice = classify_model(question, self._config.routing)
+        if choice.preset is None or choice.preset == active.name:
+            return active
+        try:
+            target = resolve_target(self._config, choice.preset, os.environ)
+        except ConfigError as error:
+            self._say(f"not routed to {choice.preset} ({error}); asking {active.name}")
+            return active
+        self._say(f"routed to {target.name} ({choice.model_class}: {choice.reason})")
+        return target
+
+    def fallback(self, active: ModelTarget) -> ModelTarget | None:
+        """The preset asked once more when `active` fails before showing anything."""
+        from aish.agent.fallback import fallback_target
+
+        target, problem = fallback_target(
+            self._config, active, os.environ, enabled=self.fallback_on
+        )
+        if problem is not None and problem not in self._problems_said:
+            self._problems_said.add(problem)  # said once per session, not every turn
+            self._say(problem)
+        return target
+
+    def budget(self) -> ContextBudget:
+        from aish.agent.context_budget import ContextBudget
+
+        return ContextBudget.from_config(self._config, os.environ, self.counter)
+
+    # ---- meta commands -----------------------------------------------------------------------
+
+    def route_command(self, verb: str) -> str:
+        """`:route on|off|classes` (and `:route` alone: the state)."""
+        if verb in ("on", "off"):
+            self.auto = verb == "on"
+            self._log("status", {"text": f"auto-routing {verb}"})
+        elif verb not in ("", "classes"):
+            return "usage: :route on|off|classes|check <text>"
+        state = "on" if self.auto else "off"
+        return f"auto-routing {state}: " + self._mapping()
+
+    def class_line(self, text: str) -> str:
+        """What auto-routing would do with `text` (`:route check`)."""
+        choice = classify_model(text, self._config.routing)
+        preset = choice.preset or "your model"
+        off = "" if self.auto else " if auto-routing were on"
+        return f"class {choice.model_class} ({choice.reason}): {preset}{off}"
+
+    def fallback_command(self, verb: str) -> str:
+        """`:fallback on|off` (and `:fallback` alone: the state)."""
+        if verb in ("on", "off"):
+            self.fallback_on = verb == "on"
+            self._log("status", {"text": f"cloud fallback {verb}"})
+        elif verb:
+            return "usage: :fallback on|off"
+        name = self._config.routing.fallback_model
+        if not self.fallback_on:
+            return "cloud fallback off"
+        if name is None:
+            return "cloud fallback on, but routing.fallback_model is not set: nothing to retry on"
+        if name not in self._config.models:
+            return f"cloud fallback on, but routing.fallback_model '{name}' is not a preset"
+        return f"cloud fallback on: a request that fails before any output is retried via {name}"
+
+    async def tokens_line(self, conversation: Conversation, model: str, cwd: str) -> str:
+        """`:tokens`: the next request's size (the question not yet typed) against the budget."""
+        from aish.config import resolve_target
+        from aish.conversation.tokens import TokenCount, format_token_report, model_key
+        from aish.llm.endpoints import is_loopback_endpoint
+        from aish.llm.errors import ConfigError
+
+        try:
+            target = resolve_target(self._config, model, os.environ)
+        except ConfigError as error:
+            return str(error)
+        messages = conversation.as_seen_by_model(cwd=cwd)
+        count = self.counter.estimate(model_key(target), messages)
+        if is_loopback_endpoint(target.endpoint):
+            from aish.llm.tokenize import count_exact
+
+            exact = await count_exact(target, messages, None)
+            if exact is not None:
+                count = TokenCount(exact, "exact")
+        context = self._config.context
+        return format_token_report(
+            count,
+            budget=context.token_budget,
+            turns=conversation.exchange_count(),
+            max_turns=context.max_turns,
+            preset=target.name,
+        )
+
+    def _mapping(self) -> str:
+        classes = self._config.routing.classes
+        return ", ".join(f"{c} → {classes.get(c) or 'your model'}" for c in _CLASSES)
+
+    def _say(self, text: str) -> None:
+        self._status(text)
+        self._log("status", {"text": text})
