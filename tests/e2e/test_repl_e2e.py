@@ -100,7 +100,7 @@ def test_shell_state_persists_and_meta_commands(
     assert "kept /tmp" in aish.run('echo "$AISH_E2E $(pwd)"')
     assert "ll" in aish.run("alias ll")  # the user's .bashrc was sourced
     assert "did you mean :help" in aish.run(":hlep")
-    assert ":route check" in aish.run(":help")
+    assert ":route on|off|classes|check <text>" in aish.run(":help")
     assert "shell" in aish.run(":route check ls -la")
     assert "model" in aish.run(":route check why is the sky blue?")
     assert server.requests == []  # nothing above went to the model

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import (
     SUMMARY_START,
@@ -93,18 +95,40 @@ def test_background_comes_first_then_the_summary() -> None:
     assert conversation.background_told and conversation.summary_told == "earlier: things"
 
 
+def _logged_exchange(live: Conversation, question: str, answer: str) -> list[Any]:
+    newest = live.user_message(question, cwd="/tmp")
+    live.commit(newest, answer, cwd="/tmp")
+    return [("user", {"message": newest.content, "cwd": "/tmp"}), ("assistant", {"text": answer})]
+
+
 def test_replaying_an_eviction_gives_the_same_conversation() -> None:
-    live = _conversation(3)
-    live.evict(2, "two exchanges")
-    log: list[tuple[str, dict[str, object]]] = []
+    live = Conversation("system prompt")
+    log: list[Any] = []
     for n in range(3):
-        log.append(("user", {"message": f"question {n}", "cwd": "/tmp"}))
-        log.append(("assistant", {"text": f"answer {n}"}))
+        log += _logged_exchange(live, f"question {n}", f"answer {n}")
+    live.evict(2, "two exchanges")
     log.append(("evict", {"exchanges": 2, "summary": "two exchanges"}))
+    log += _logged_exchange(live, "question 3", "answer 3")
     replayed = Conversation.replay("system prompt", log)
-    assert [m.content for m in replayed.history] == ["question 2", "answer 2"]
-    assert replayed.summary == "two exchanges"
-    assert replayed.summary_due() == live.summary_due()
+    assert replayed.history == live.history
+    assert replayed.summary == live.summary == "two exchanges"
+    assert replayed.summary_due() == live.summary_due() == ""
+
+
+def test_replaying_an_eviction_after_aish_died_mid_reply() -> None:
+    # aish died while the reply to q1 streamed; the resumed session evicted both exchanges.
+    live = Conversation("system prompt")
+    log = _logged_exchange(live, "q0", "a0")
+    newest = live.user_message("q1")
+    live.commit(newest, "part", cut=True)
+    log += [("user", {"message": newest.content}), ("assistant_delta", {"text": "part"})]
+    live.evict(2)
+    log.append(("evict", {"exchanges": 2}))
+    log += _logged_exchange(live, "q2", "a2")
+    replayed = Conversation.replay("system prompt", log)
+    assert replayed.history == live.history
+    assert [m.content for m in replayed.history][-1] == "a2"
+    assert len(replayed.history) == 2
 
 
 def test_reset_forgets_the_summary() -> None:

@@ -11,6 +11,9 @@ steps) the evicted exchanges and the summary so far go to the summariser, and th
 is told with the next message. The summariser gets a bounded time; when it fails, is too slow
 or cannot be resolved, the exchanges are dropped anyway, the old summary kept, and one status
 line says so. Evictions are logged, so a resumed session evicts the same exchanges.
+
+The budget is checked when an exchange starts, not between the requests of a tool sub-loop:
+the open round is the newest exchange, and its results must reach the model whole.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ _log = logging.getLogger("aish.context")
 
 # Eviction goes down to this share of the limit that was exceeded.
 _LOW_WATER = 0.75
+_OVER = (
+    "the request is ~{tokens:,} tokens, over context.token_budget {budget:,}, even without "
+    "older exchanges: sending it anyway"
+)
 # The longest the summariser may hold up the user's request, whatever its preset allows.
 SUMMARY_TIMEOUT_S = 30.0
 
@@ -103,14 +110,20 @@ class ContextBudget:
         over_tokens = tokens > self.token_budget
         if not (over_turns or over_tokens) or exchanges == 0:
             return message
-        count = self._how_many(conversation, message, target, tools, over_turns, over_tokens)
+        summarizing = summarize and self.summarize_on_evict and self.summarizer is not None
+        count = self._how_many(conversation, message, target, tools, over_turns, summarizing)
+        if count == 0:
+            # The request is over budget on its own (a long paste, a large tool list):
+            # dropping the conversation would lose it and still not fit.
+            on_event(Status(_OVER.format(tokens=tokens, budget=self.token_budget)))
+            return message
         why = (
             f"max_turns {self.max_turns}"
             if over_turns
             else f"~{tokens:,} tokens over token_budget {self.token_budget:,}"
         )
         summary = None
-        if summarize and self.summarize_on_evict and self.summarizer is not None:
+        if summarizing:
             summary = await self._summary(conversation, count, target, on_event)
         conversation.evict(count, summary)
         payload: dict[str, Any] = {"exchanges": count, "reason": why}
@@ -123,12 +136,7 @@ class ContextBudget:
         message = newest()
         tokens = self.estimate(conversation, message, target, tools)
         if tokens > self.token_budget:
-            on_event(
-                Status(
-                    f"the request is still ~{tokens:,} tokens, over context.token_budget "
-                    f"{self.token_budget:,}: sending it anyway"
-                )
-            )
+            on_event(Status(_OVER.format(tokens=tokens, budget=self.token_budget)))
         return message
 
     def _how_many(
@@ -138,27 +146,33 @@ class ContextBudget:
         target: ModelTarget,
         tools: Sequence[ToolSpec],
         over_turns: bool,
-        over_tokens: bool,
+        summarizing: bool,
     ) -> int:
-        """The oldest exchanges to evict: down to three quarters of what was exceeded."""
+        """The oldest exchanges to evict: down to three quarters of the limit exceeded; 0
+        when only the token budget is exceeded and the request would be over it even with no
+        history at all."""
         exchanges = conversation.exchange_count()
         count = 0
         if over_turns:
             keep = max(int(self.max_turns * _LOW_WATER) - 1, 0)
             count = exchanges - keep
-        if over_tokens or over_turns:
-            # Room for the summary the message will tell, so it does not push it over again.
-            reserve = (
-                self.max_summary_chars if self.summarize_on_evict else len(conversation.summary)
-            )
-            sizes = self._exchange_sizes(conversation, target)
-            total = self.estimate(conversation, message, target, tools) + reserve // 4
-            goal = self.token_budget * (_LOW_WATER if over_tokens else 1.0)
-            total -= sum(sizes[:count])
-            while count < exchanges and total > goal:
-                total -= sizes[count]
-                count += 1
-        return max(1, min(count, exchanges))
+        # Room for the summary the message will tell, so it does not push it over again.
+        reserve = self.max_summary_chars if summarizing else len(conversation.summary)
+        sizes = self._exchange_sizes(conversation, target)
+        total = self.estimate(conversation, message, target, tools) + reserve // 4
+        fixed = total - sum(sizes)  # the system prompt, the tools, the newest message
+        if fixed > self.token_budget:
+            return count
+        over_tokens = total > self.token_budget
+        # Three quarters of the budget; just the budget when the fixed part leaves no room for
+        # that (then the history goes only as far as it must).
+        goal = self.token_budget * _LOW_WATER if over_tokens else self.token_budget
+        goal = self.token_budget if fixed > goal else goal
+        total -= sum(sizes[:count])
+        while count < exchanges and total > goal:
+            total -= sizes[count]
+            count += 1
+        return min(count, exchanges)
 
     def _exchange_sizes(self, conversation: Conversation, target: ModelTarget) -> list[int]:
         groups: list[list[Message]] = []

@@ -174,7 +174,9 @@ class Exchange:
                 progress,
                 reply,
                 category=self.category,
-                tools=self._tools_for(target),
+                # The same tools, whatever the fallback's `tools` says: its history may hold
+                # tool rounds, and a strict API refuses those without the tool list.
+                tools=self.tools,
             )
         except asyncio.CancelledError:
             progress.release()
@@ -186,12 +188,7 @@ class Exchange:
     def _observe(self, messages: list[Message], reply: Reply) -> None:
         target = self._answering or self.target
         if self.counter is not None and reply.usage is not None:
-            tools = self._tools_for(target)
-            self.counter.observe(model_key(target), messages, tools, reply.usage)
-
-    def _tools_for(self, target: ModelTarget) -> Sequence[ToolSpec]:
-        # A fallback preset with `tools = false` is never offered them.
-        return self.tools if target.tools or target is self.target else ()
+            self.counter.observe(model_key(target), messages, self.tools, reply.usage)
 
     def _falls_back(self, error: LLMError, progress: _LoggedProgress) -> bool:
         fallback = self.fallback

@@ -269,6 +269,11 @@ class Conversation:
             elif kind == "reset":
                 conversation.reset()
             elif kind == "evict":
+                # Logged before the next question: an exchange aish died in is closed first,
+                # as the live conversation had it when it evicted.
+                died_mid_reply()
+                conversation.answer_unanswered(CALL_STOPPED)
+                asked, partial = None, ""
                 summary = payload.get("summary")
                 count = int(payload.get("exchanges", 0))
                 conversation.evict(count, None if summary is None else str(summary))

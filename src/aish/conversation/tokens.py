@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -97,6 +96,8 @@ class _ModelState:
         """Reported / raw, token-weighted; requests wildly off the median ratio are left out."""
         if not self.samples:
             return 1.0
+        import statistics  # not at start-up: it pulls in fractions, decimal, random
+
         median = statistics.median_low(reported / raw for raw, reported in self.samples)
         kept = [(r, n) for r, n in self.samples if median / 2 <= n / r <= median * 2]
         return sum(n for _, n in kept) / sum(r for r, _ in kept)

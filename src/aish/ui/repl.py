@@ -507,7 +507,9 @@ class Repl:
         return self._models
 
     async def tokens_line(self) -> str:
-        return await self._models.tokens_line(self.conversation, self._model, self.shell_cwd())
+        return await self._models.tokens_line(
+            self.conversation, self._model, self.shell_cwd(), self._mcp.servers
+        )
 
     def shell_cwd(self) -> str:
         task = self._shell_task

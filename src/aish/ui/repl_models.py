@@ -20,6 +20,7 @@ from aish.conversation.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.toolbox import ToolBox
     from aish.config.schema import AishConfig, RouteClass
     from aish.llm.types import ModelTarget
 
@@ -118,8 +119,12 @@ class ReplModels:
             return f"cloud fallback on, but routing.fallback_model '{name}' is not a preset"
         return f"cloud fallback on: a request that fails before any output is retried via {name}"
 
-    async def tokens_line(self, conversation: Conversation, model: str, cwd: str) -> str:
-        """`:tokens`: the next request's size (the question not yet typed) against the budget."""
+    async def tokens_line(
+        self, conversation: Conversation, model: str, cwd: str, tools: ToolBox[Any] | None
+    ) -> str:
+        """`:tokens`: the next request's size (the question not yet typed) against the budget,
+        with the tools the request would offer."""
+        from aish.agent.toolbox import offered
         from aish.config import resolve_target
         from aish.conversation.tokens import TokenCount, format_token_report, model_key
         from aish.llm.endpoints import is_loopback_endpoint
@@ -130,11 +135,12 @@ class ReplModels:
         except ConfigError as error:
             return str(error)
         messages = conversation.as_seen_by_model(cwd=cwd)
-        count = self.counter.estimate(model_key(target), messages)
+        specs = offered(target, tools)
+        count = self.counter.estimate(model_key(target), messages, specs)
         if is_loopback_endpoint(target.endpoint):
             from aish.llm.tokenize import count_exact
 
-            exact = await count_exact(target, messages, None)
+            exact = await count_exact(target, messages, specs or None)
             if exact is not None:
                 count = TokenCount(exact, "exact")
         context = self._config.context
