@@ -15,8 +15,11 @@ from aish import __version__
 
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
+    from aish.config.schema import AishConfig
     from aish.conversation.system_prompt import PromptFacts
+    from aish.llm.types import ModelTarget
     from aish.store import SessionInfo, Store
+    from aish.ui.ask_printer import AskPrinter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -156,7 +159,10 @@ def _add_route(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="classify by model class (code, reasoning, default) instead of routing",
     )
     _add_config_option(route, argparse.SUPPRESS)
-    route.add_argument("text", nargs="*", help="the text (default: each line of stdin)")
+    # REMAINDER: `aish route ls -la` routes the line "ls -la" instead of failing on "-la".
+    route.add_argument(
+        "text", nargs=argparse.REMAINDER, help="the text (default: each line of stdin)"
+    )
 
 
 def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -321,6 +327,29 @@ def _stdin_lines() -> Iterator[bytes]:
         yield raw.rstrip(b"\r\n")
 
 
+def _ask_targets(
+    config: AishConfig, question: str, target: ModelTarget, printer: AskPrinter, *, route: bool
+) -> tuple[ModelTarget, ModelTarget | None]:
+    """`aish ask`'s model after auto-routing (`routing.auto`, unless `--model` chose one), and
+    its cloud fallback."""
+    import os
+
+    from aish.agent.events import Status
+    from aish.agent.fallback import fallback_target
+
+    if route and config.routing.auto:
+        from aish.agent.model_class import routed_target
+
+        target, said = routed_target(config, question, target, os.environ)
+        if said is not None:
+            printer.render(Status(said))
+    enabled = config.routing.cloud_fallback
+    fallback, problem = fallback_target(config, target, os.environ, enabled=enabled)
+    if problem is not None:
+        printer.render(Status(problem))
+    return target, fallback
+
+
 def _run_ask(args: argparse.Namespace) -> int:
     import asyncio
     import os
@@ -362,10 +391,13 @@ def _run_ask(args: argparse.Namespace) -> int:
         if str(error) not in loaded.warnings:  # "no model configured" was already said
             print(f"aish: {error}", file=sys.stderr)
         return EXIT_USAGE
+    target, fallback = _ask_targets(
+        loaded.config, question, target, printer, route=args.model is None
+    )
     messages = build_ask_messages(question, piped, _prompt_facts())
     outcome = AskOutcome()
     try:
-        asyncio.run(ask_once(target, messages, printer, outcome))
+        asyncio.run(ask_once(target, messages, printer, outcome, fallback=fallback))
     except KeyboardInterrupt:
         printer.close()
         return EXIT_INTERRUPTED

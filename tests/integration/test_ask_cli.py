@@ -333,3 +333,43 @@ def test_deeply_nested_config_and_odd_log_level_are_one_line(
     result = _ask("hi")
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     assert "config.toml: syntax: values nested too deeply" in result.stderr
+
+
+def _two_presets(local: str, cloud: str, extra: str) -> str:
+    cloud_table = f'[models.cloud]\nendpoint = "{cloud}/v1"\nmodel = "testllm"\nmax_retries = 0\n'
+    return _preset(local, "local") + cloud_table + extra
+
+
+def test_a_dead_local_model_falls_back_once_to_the_cloud_preset(
+    serve: ServeFn, xdg_home: Path
+) -> None:
+    cloud = serve({"rules": [], "default": {"text": "from the cloud"}})
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    routing = '[routing]\ncloud_fallback = true\nfallback_model = "cloud"\n'
+    _write_config(xdg_home, _two_presets(dead, cloud.url, routing))
+    result = _ask("hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "from the cloud\n"
+    assert "[aish] local local failed (connection refused); retrying via cloud" in result.stderr
+    # Without the switch the failure is the answer.
+    _write_config(xdg_home, _two_presets(dead, cloud.url, ""))
+    result = _ask("hi")
+    assert result.returncode == 1 and "retrying via" not in result.stderr
+    assert len(cloud.requests) == 1
+
+
+def test_auto_routing_picks_the_preset_of_the_questions_class(
+    serve: ServeFn, xdg_home: Path
+) -> None:
+    local = serve({"rules": [], "default": {"text": "from local"}})
+    cloud = serve({"rules": [], "default": {"text": "from the code model"}})
+    routing = '[routing]\nauto = true\nclasses = { code = "cloud" }\n'
+    _write_config(xdg_home, _two_presets(local.url, cloud.url, routing))
+    result = _ask("Traceback (most recent call last): what now")
+    assert result.stdout == "from the code model\n"
+    assert "[aish] routed to cloud (code: traceback)" in result.stderr
+    assert _ask("list the files").stdout == "from local\n"
+    # --model is the user's choice: no routing.
+    assert _ask("--model", "local", "Traceback again").stdout == "from local\n"

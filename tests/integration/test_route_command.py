@@ -43,6 +43,14 @@ def test_aish_route_with_arguments(xdg_home: Path) -> None:
     assert "English" in record["reason"]
 
 
+def test_aish_route_takes_a_line_whose_words_look_like_options(xdg_home: Path) -> None:
+    result = subprocess.run(
+        [*AISH, "route", "ls", "-la"], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["line"] == "ls -la"
+
+
 def _write_config(home: Path, text: str) -> Path:
     path = home / "config" / "aish" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -25,20 +25,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from aish.agent.events import (
     AgentEvent,
     AssistantDelta,
-    AssistantReasoning,
     Frontend,
-    ReplyFinished,
     RequestFailed,
     Status,
-    ToolCallProposed,
 )
-from aish.agent.fallback import fallback_status
+from aish.agent.fallback import UntilShown, fallback_status, falls_back, reset_reply
 from aish.agent.streaming import stream_reply
 from aish.agent.toolbox import with_distinct_ids
 from aish.conversation.context import Conversation, tool_calls_payload
@@ -53,36 +50,29 @@ TurnLog = Callable[[str, Mapping[str, Any]], None]
 _WAITING_AFTER_S = 0.5
 
 
-# What makes a reply "shown": after any of these, a failure can no longer fall back.
-_OUTPUT = (AssistantDelta, AssistantReasoning, ToolCallProposed)
-
-
 class _LoggedProgress:
     """Passes events to the frontend and logs the reply's text as it arrives (at most once a
     second), so a crash or `kill -9` mid-reply loses nothing already shown.
 
     `started`: the frontend was told anything (a retry, a status); `shown`: some of the reply
-    itself. The end of a reply cut before anything was shown is held back (`release` passes
-    it on): when the request falls back, the failed attempt leaves no trace but its status.
+    itself (see `UntilShown`, which holds back the end of a reply cut before that).
     """
 
     _EVERY_S = 1.0
 
     def __init__(self, frontend: Frontend, log: TurnLog) -> None:
-        self._frontend = frontend
+        self._frontend = UntilShown(frontend)
         self._log = log
         self._unlogged = ""
         self._last = time.monotonic()
         self.started = False
-        self.shown = False
-        self._held: ReplyFinished | None = None
+
+    @property
+    def shown(self) -> bool:
+        return self._frontend.shown
 
     def render(self, event: AgentEvent) -> None:
-        if isinstance(event, ReplyFinished) and event.cut and not self.shown:
-            self._held = event
-            return
         self.started = True
-        self.shown = self.shown or isinstance(event, _OUTPUT)
         self._frontend.render(event)
         if isinstance(event, AssistantDelta):
             self._unlogged += event.text
@@ -93,9 +83,7 @@ class _LoggedProgress:
 
     def release(self) -> None:
         """Pass on the held end of a cut reply: the failure is to be shown after all."""
-        if self._held is not None:
-            self._frontend.render(self._held)
-            self._held = None
+        self._frontend.release()
 
 
 @dataclass
@@ -141,12 +129,12 @@ class Exchange:
         self._answering = self.target
         try:
             error, progress = await self._attempt(self.target, messages, reply)
-            if error is not None and self._falls_back(error, progress):
+            if error is not None and falls_back(error, progress.shown, self.target, self.fallback):
                 assert self.fallback is not None
                 text = fallback_status(self.target, error, self.fallback)
                 self.log("status", {"text": text})
                 self.frontend.render(Status(text))
-                _clear(reply)
+                reset_reply(reply)
                 self._answering = self.fallback
                 error, progress = await self._attempt(self.fallback, messages, reply)
         except asyncio.CancelledError:
@@ -189,12 +177,6 @@ class Exchange:
         target = self._answering or self.target
         if self.counter is not None and reply.usage is not None:
             self.counter.observe(model_key(target), messages, self.tools, reply.usage)
-
-    def _falls_back(self, error: LLMError, progress: _LoggedProgress) -> bool:
-        fallback = self.fallback
-        if fallback is None or fallback.name == self.target.name:
-            return False
-        return error.fallback_eligible and not progress.shown
 
     async def _say_waiting(self, target: ModelTarget, progress: _LoggedProgress) -> None:
         # A slow model (loading, a long prompt to process) must not look like a hung aish.
@@ -244,10 +226,3 @@ class Exchange:
             text = f"[aish] no tools are offered here; {call.name} was not called"
             self.conversation.note(text)
             self.log("note", {"text": text})
-
-
-def _clear(reply: Reply) -> None:
-    """Empty the caller's `reply` in place, for the fallback's answer to fill."""
-    fresh = Reply()
-    for spec in fields(Reply):
-        setattr(reply, spec.name, getattr(fresh, spec.name))

@@ -2,18 +2,27 @@
 
 A request whose model failed in transport (cannot connect, DNS, timeout, HTTP 5xx, 408, 404
 model-not-found) before anything was shown is sent once more to `routing.fallback_model`; the
-error itself says whether it qualifies (`fallback_eligible`). The `Exchange` does the retry;
-this module resolves the fallback preset, names the failure in a few words and builds the
-status line.
+error itself says whether it qualifies (`fallback_eligible`). The `Exchange` (and `aish ask`)
+do the retry; this module decides when one is due, watches what was shown, resolves the
+fallback preset, names the failure in a few words and builds the status line.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from aish.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantReasoning,
+    Frontend,
+    ReplyFinished,
+    ToolCallProposed,
+)
 from aish.llm.errors import (
     ConfigError,
     ConnectError,
@@ -25,7 +34,7 @@ from aish.llm.errors import (
     TimedOut,
     TruncatedStreamError,
 )
-from aish.llm.types import ModelTarget
+from aish.llm.types import ModelTarget, Reply
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -44,6 +53,51 @@ _CONNECT_REASONS = {
 _SHARED = ipaddress.ip_network("100.64.0.0/10")
 
 _TIMEOUT_PHASES = {"connect": "connect timed out", "idle": "timed out", "write": "send timed out"}
+
+
+# What makes a reply "shown": after any of these, a failure can no longer fall back.
+_OUTPUT = (AssistantDelta, AssistantReasoning, ToolCallProposed)
+
+
+class UntilShown:
+    """Passes a request's events on, noting whether any of the reply itself was shown
+    (`shown`; a retry notice or a status is not the reply). The end of a reply cut before
+    anything was shown is held back: if the request falls back, the failed attempt leaves no
+    trace but its status line; `release` passes it on when it does not."""
+
+    def __init__(self, frontend: Frontend) -> None:
+        self._frontend = frontend
+        self.shown = False
+        self._held: ReplyFinished | None = None
+
+    def render(self, event: AgentEvent) -> None:
+        if isinstance(event, ReplyFinished) and event.cut and not self.shown:
+            self._held = event
+            return
+        self.shown = self.shown or isinstance(event, _OUTPUT)
+        self._frontend.render(event)
+
+    def release(self) -> None:
+        if self._held is not None:
+            self._frontend.render(self._held)
+            self._held = None
+
+
+def falls_back(
+    error: LLMError, shown: bool, target: ModelTarget, fallback: ModelTarget | None
+) -> bool:
+    """A request to `target` that failed with `error` is asked again on `fallback`: once,
+    for a transport failure, and only when nothing of the reply was shown."""
+    if fallback is None or fallback.name == target.name:
+        return False
+    return error.fallback_eligible and not shown
+
+
+def reset_reply(reply: Reply) -> None:
+    """Empty the caller's `reply` in place, for the fallback's answer to fill."""
+    fresh = Reply()
+    for spec in fields(Reply):
+        setattr(reply, spec.name, getattr(fresh, spec.name))
 
 
 def fallback_reason(error: LLMError) -> str:

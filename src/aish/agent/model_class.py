@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from aish.config.schema import RoutingConfig
+    from collections.abc import Mapping
 
-__all__ = ["ModelChoice", "ModelClass", "classify_model", "classify_text"]
+    from aish.config.schema import AishConfig, RoutingConfig
+    from aish.llm.types import ModelTarget
+
+__all__ = ["ModelChoice", "ModelClass", "classify_model", "classify_text", "routed_target"]
 
 # The values of `aish.config.schema.RouteClass`, spelled out so that importing this module does
 # not import pydantic; a unit test keeps the two equal.
@@ -75,6 +78,26 @@ def classify_model(text: str, routing: RoutingConfig) -> ModelChoice:
     """The class of `text` and the preset `routing.classes` gives it (None when it has none)."""
     model_class, reason = classify_text(text)
     return ModelChoice(model_class, routing.classes.get(model_class), reason)
+
+
+def routed_target(
+    config: AishConfig, text: str, active: ModelTarget, env: Mapping[str, str]
+) -> tuple[ModelTarget, str | None]:
+    """The target auto-routing gives `text` — `active`, or the preset its class maps to —
+    and the status line that says so (None: nothing to say). A preset that cannot be used (a
+    missing key) leaves the request on `active`, and says why. Callers check `routing.auto`
+    (or the session's `:route` switch) first."""
+    choice = classify_model(text, config.routing)
+    if choice.preset is None or choice.preset == active.name:
+        return active, None
+    from aish.config import resolve_target
+    from aish.llm.errors import ConfigError
+
+    try:
+        target = resolve_target(config, choice.preset, env)
+    except ConfigError as error:
+        return active, f"not routed to {choice.preset} ({error}); asking {active.name}"
+    return target, f"routed to {target.name} ({choice.model_class}: {choice.reason})"
 
 
 def _code_reason(text: str) -> str | None:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from aish.agent.actions import extract_commands
-from aish.agent.events import CommandProposed, Frontend, RequestFailed
+from aish.agent.events import CommandProposed, Frontend, RequestFailed, Status
+from aish.agent.fallback import UntilShown, fallback_status, falls_back, reset_reply
 from aish.agent.streaming import complete_lines, stream_reply
 from aish.conversation.attachments import render_piped_input
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
@@ -55,11 +56,28 @@ def build_ask_messages(question: str, piped: str | None, facts: PromptFacts) -> 
 
 
 async def ask_once(
-    target: ModelTarget, messages: list[Message], frontend: Frontend, outcome: AskOutcome
+    target: ModelTarget,
+    messages: list[Message],
+    frontend: Frontend,
+    outcome: AskOutcome,
+    *,
+    fallback: ModelTarget | None = None,
 ) -> AskOutcome:
     """Stream the answer to `frontend`, filling `outcome` as it goes (so a caller whose task
-    is cancelled still holds the partial reply). Request errors end up in `outcome.error`."""
-    outcome.error = await stream_reply(target, messages, frontend, outcome.reply)
+    is cancelled still holds the partial reply). Request errors end up in `outcome.error`.
+    A transport failure before anything was shown is asked once more on `fallback`."""
+    watch = UntilShown(frontend)
+    try:
+        outcome.error = await stream_reply(target, messages, watch, outcome.reply)
+        error = outcome.error
+        if error is not None and falls_back(error, watch.shown, target, fallback):
+            assert fallback is not None
+            frontend.render(Status(fallback_status(target, error, fallback)))
+            reset_reply(outcome.reply)
+            watch = UntilShown(frontend)
+            outcome.error = await stream_reply(fallback, messages, watch, outcome.reply)
+    finally:
+        watch.release()
     outcome.commands = extract_commands(complete_lines(outcome.reply))
     for command in outcome.commands:
         frontend.render(CommandProposed(command))

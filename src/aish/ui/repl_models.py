@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from aish.agent.model_class import classify_model
+from aish.agent.model_class import classify_model, routed_target
 from aish.conversation.context import Conversation
 from aish.conversation.tokens import TokenCounter
 
@@ -53,18 +53,9 @@ class ReplModels:
         """The target for `question`: another preset when auto-routing picks one."""
         if not self.auto:
             return active
-        from aish.config import resolve_target
-        from aish.llm.errors import ConfigError
-
-        choice = classify_model(question, self._config.routing)
-        if choice.preset is None or choice.preset == active.name:
-            return active
-        try:
-            target = resolve_target(self._config, choice.preset, os.environ)
-        except ConfigError as error:
-            self._say(f"not routed to {choice.preset} ({error}); asking {active.name}")
-            return active
-        self._say(f"routed to {target.name} ({choice.model_class}: {choice.reason})")
+        target, said = routed_target(self._config, question, active, os.environ)
+        if said is not None:
+            self._say(said)
         return target
 
     def fallback(self, active: ModelTarget) -> ModelTarget | None:
