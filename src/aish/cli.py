@@ -101,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_route(subs)
     _add_safety(subs)
     _add_memory(subs)
+    _add_cost(subs)
     return parser
 
 
@@ -202,6 +203,24 @@ def _add_memory(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "ids, and the file's tombstones follow them. A bad line is reported and skipped: exit 1.",
     )
     load.add_argument("file", help="the JSONL file (`-`: stdin)")
+
+
+def _add_cost(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cost = subs.add_parser(
+        "cost",
+        help="what model calls cost, across sessions",
+        description="Calls, tokens and dollars from the usage ledger, across every session. "
+        "A cost nothing could price is counted as unknown, never as $0.",
+    )
+    cost.add_argument(
+        "--since", metavar="WHEN", help="only calls since then: 30m, 24h, 7d, 2w or an ISO date"
+    )
+    cost.add_argument(
+        "--by",
+        choices=("model", "category", "day"),
+        default="model",
+        help="one row per model (default), category or day",
+    )
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -579,6 +598,29 @@ def _run_memory(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_cost(args: argparse.Namespace) -> int:
+    from aish.store import Store, StoreError
+    from aish.ui import cost_report
+
+    since_ts: float | None = None
+    if args.since is not None:
+        try:
+            since_ts = cost_report.parse_since(args.since)
+        except ValueError as error:
+            print(f"aish cost: {error}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        with Store.open() as store:
+            rows = store.usage_totals(since_ts=since_ts, by=(args.by,))
+            (total,) = store.usage_totals(since_ts=since_ts, by=())
+    except StoreError as error:
+        print(f"aish: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    heading = cost_report.report_heading(args.by, args.since, since_ts)
+    cost_report.print_report(rows, total, heading, sys.stdout)
+    return EXIT_OK
+
+
 _COMMANDS = {
     "shell": _run_shell,
     "ask": _run_ask,
@@ -588,4 +630,5 @@ _COMMANDS = {
     "route": _run_route,
     "safety": _run_safety,
     "memory": _run_memory,
+    "cost": _run_cost,
 }

@@ -9,6 +9,7 @@ from aish.store.database import default_store_path
 from aish.store.errors import StoreError, StoreVersionError
 from aish.store.memory import ForgetOutcome, MemoryItem
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
+from aish.store.usage import UsageRow, UsageTotals
 
 __all__ = [
     "ForgetOutcome",
@@ -19,5 +20,7 @@ __all__ = [
     "StoreError",
     "StoreVersionError",
     "TurnRecord",
+    "UsageRow",
+    "UsageTotals",
     "default_store_path",
 ]

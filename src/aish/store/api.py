@@ -1,6 +1,6 @@
 """`Store`: the one object the rest of aish holds, a facade over the store's modules.
 
-Each area (sessions here; memory, the usage ledger and trust in later issues) lives in its own
+Each area (sessions, memory, the usage ledger; trust in a later issue) lives in its own
 module as functions over a `Database`, and `Store` exposes them as methods.
 """
 
@@ -11,11 +11,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from aish.store import memory, memory_file, sessions
+from aish.store import memory, memory_file, sessions, usage
 from aish.store.database import Database, default_store_path
 from aish.store.memory import ForgetOutcome, MemoryItem
 from aish.store.memory_file import ImportReport, MemoryFile
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
+from aish.store.usage import UsageRow, UsageTotals
 
 
 class Store:
@@ -131,3 +132,27 @@ class Store:
         """
         parsed = memory_file.parse_lines(lines)
         return parsed, memory_file.import_file(self.db, parsed)
+
+    # usage ledger
+
+    def record_usage(self, session_id: int | None, row: UsageRow) -> int:
+        """Write one model call's row; return its id. None: a call outside any session.
+
+        ValueError for an inconsistent row (a cost with source "unknown", negative tokens, …);
+        StoreError for an unknown session.
+        """
+        return usage.record_usage(self.db, session_id, row)
+
+    def usage_totals(
+        self,
+        session_id: int | None = None,
+        since_ts: float | None = None,
+        by: Sequence[str] = ("model", "category"),
+    ) -> list[UsageTotals]:
+        """Calls, tokens and known dollars per group (`model`, `category`, `preset`, `day`,
+        `session`, `source`), with the count of calls of unknown cost; `by=()`: one total row."""
+        return usage.usage_totals(self.db, session_id=session_id, since_ts=since_ts, by=by)
+
+    def session_cost(self, session_id: int) -> float:
+        """The dollars of a session's calls whose cost is known."""
+        return usage.session_cost(self.db, session_id)

@@ -86,4 +86,32 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             """,
         ),
     ),
+    Migration(
+        "usage ledger",
+        (
+            # One row per model call; rows are only inserted. `session_id` is NULL for calls
+            # outside a session (`aish ask`), and becomes NULL if its session is ever deleted:
+            # money spent stays spent. `cost_usd` NULL means unknown (never read as $0), and then
+            # `cost_source` says so. `category` is free text (`chat`, `norris`, `safety`, …).
+            """
+            CREATE TABLE usage (
+                id                  INTEGER PRIMARY KEY AUTOINCREMENT,
+                session_id          INTEGER REFERENCES sessions (id) ON DELETE SET NULL,
+                ts                  REAL NOT NULL,
+                preset              TEXT NOT NULL DEFAULT '',
+                model               TEXT NOT NULL DEFAULT '',
+                category            TEXT NOT NULL,
+                prompt_tokens       INTEGER NOT NULL DEFAULT 0 CHECK (prompt_tokens >= 0),
+                completion_tokens   INTEGER NOT NULL DEFAULT 0 CHECK (completion_tokens >= 0),
+                cached_tokens       INTEGER NOT NULL DEFAULT 0 CHECK (cached_tokens >= 0),
+                cost_usd            REAL CHECK (cost_usd >= 0),
+                cost_source         TEXT NOT NULL,
+                estimated           INTEGER NOT NULL DEFAULT 0 CHECK (estimated IN (0, 1)),
+                CHECK ((cost_usd IS NULL) = (cost_source = 'unknown'))
+            )
+            """,
+            "CREATE INDEX usage_by_session ON usage (session_id, ts)",
+            "CREATE INDEX usage_by_ts ON usage (ts)",
+        ),
+    ),
 )
