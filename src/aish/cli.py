@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from aish import __version__
 
 if TYPE_CHECKING:
+    from aish.agent.events import UsageRecorded
     from aish.config import LoadedConfig
     from aish.config.schema import AishConfig
     from aish.conversation.system_prompt import PromptFacts
@@ -100,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_goal(subs, common)
     _add_route(subs)
     _add_safety(subs)
+    _add_secrets(subs)
     _add_memory(subs)
     _add_cost(subs)
     return parser
@@ -181,6 +183,30 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     _add_config_option(check, argparse.SUPPRESS)
     # REMAINDER: `aish safety check rm -rf /` must not read `-rf` as an option of aish's.
     check.add_argument("command_words", nargs=argparse.REMAINDER, metavar="COMMAND")
+
+
+def _add_secrets(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    secrets = subs.add_parser(
+        "secrets",
+        help="see what the secrets scrubber would keep from a cloud model",
+        description="The secrets scrubber.",
+    )
+    verbs = secrets.add_subparsers(dest="secrets_command", metavar="COMMAND", required=True)
+    check = verbs.add_parser(
+        "check",
+        help="print what would be scrubbed from stdin before it reaches a cloud model",
+        description="Read text on stdin and print one JSON document "
+        '{"findings": [{"type", "start", "end"}, ...]}: each secret the scrubber would replace '
+        "before the text reaches a cloud model, sorted by start. start and end are character "
+        "offsets into the text (end exclusive). The values of sensitive environment variables "
+        "and of .env-style lines in the text count as known secrets. Values are shown only "
+        "with --show. Nothing leaves the machine.",
+    )
+    check.add_argument(
+        "--show",
+        action="store_true",
+        help='add each secret\'s text as "value" (careful: this prints the secrets)',
+    )
 
 
 def _add_memory(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -340,10 +366,42 @@ def _run_safety(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_secrets(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from aish.safety.secret_report import findings_report
+
+    text = sys.stdin.buffer.read().decode("utf-8", "replace")
+    report = findings_report(text, os.environ, show=args.show)
+    print(json.dumps(report, ensure_ascii=False), flush=True)
+    return EXIT_OK
+
+
 def _stdin_lines() -> Iterator[bytes]:
     """Standard input line by line as it arrives, without the line ending."""
     for raw in sys.stdin.buffer:
         yield raw.rstrip(b"\r\n")
+
+
+def _record_usage(config: AishConfig, calls: list[UsageRecorded]) -> None:
+    """`aish ask`'s calls into the usage ledger (outside any session), once the answer is out:
+    the store is not opened before the question is asked."""
+    if not calls:
+        return
+    from aish.store import Store, StoreError
+    from aish.ui.spending import SessionSpending
+
+    def say(text: str) -> None:
+        print(f"aish: {text}", file=sys.stderr)
+
+    try:
+        with Store.open() as store:
+            spending = SessionSpending(store, None, config.cost, say=say)
+            for call in calls:
+                spending.record(call)
+    except StoreError as error:
+        say(f"usage not recorded: {error}")
 
 
 def _ask_targets(
@@ -415,12 +473,16 @@ def _run_ask(args: argparse.Namespace) -> int:
     )
     messages = build_ask_messages(question, piped, _prompt_facts())
     outcome = AskOutcome()
+    calls: list[UsageRecorded] = []
+    printer.on_usage = calls.append
     try:
         asyncio.run(ask_once(target, messages, printer, outcome, fallback=fallback))
     except KeyboardInterrupt:
         printer.close()
+        _record_usage(loaded.config, calls)
         return EXIT_INTERRUPTED
     printer.close()
+    _record_usage(loaded.config, calls)
     if outcome.error is not None:
         import logging
 
@@ -629,6 +691,7 @@ _COMMANDS = {
     "doctor": _run_doctor,
     "route": _run_route,
     "safety": _run_safety,
+    "secrets": _run_secrets,
     "memory": _run_memory,
     "cost": _run_cost,
 }

@@ -48,7 +48,9 @@ def aish_home(tmp_path: Path) -> Path:
     return home
 
 
-def spawn_aish(home: Path, *args: str, config: str = "") -> AishTerminal:
+def spawn_aish(
+    home: Path, *args: str, config: str = "", extra_env: dict[str, str] | None = None
+) -> AishTerminal:
     config_dir = home / ".config" / "aish"
     config_dir.mkdir(parents=True, exist_ok=True)
     if config:
@@ -65,6 +67,7 @@ def spawn_aish(home: Path, *args: str, config: str = "") -> AishTerminal:
         "XDG_DATA_HOME": str(home / ".data"),
         # pexpect is not a terminal emulator: it never answers cursor-position requests.
         "PROMPT_TOOLKIT_NO_CPR": "1",
+        **(extra_env or {}),
     }
     child = pexpect.spawn(
         sys.executable,

@@ -49,7 +49,34 @@ def test_named_preset_maps_every_option() -> None:
         max_tokens=1000,
         temperature=0.5,
         max_retries=0,
+        scrub_secrets=True,  # off this machine: secrets are scrubbed by default
     )
+
+
+def test_prices_and_scrubbing_come_from_the_preset() -> None:
+    from aish.config.schema import AishConfig
+    from aish.llm.types import Rates
+
+    config = AishConfig.model_validate(
+        {
+            "models": {
+                "local": {"endpoint": "http://127.0.0.1:8080/v1", "model": "m"},
+                "priced": {
+                    "endpoint": "http://127.0.0.1:8080/v1",
+                    "model": "m",
+                    "secrets": "scrub",
+                    "price": {"input": 3.0, "output": 15.0},
+                },
+                "open": {"endpoint": "https://example.com/v1", "model": "m", "secrets": "off"},
+            }
+        }
+    )
+    local = resolve_target(config, "local", {})
+    assert (local.price, local.scrub_secrets) == (None, False)
+    priced = resolve_target(config, "priced", {})
+    assert priced.price == Rates(input=3.0, output=15.0, cached_input=None)
+    assert priced.scrub_secrets
+    assert not resolve_target(config, "open", {}).scrub_secrets
 
 
 def test_default_model_then_the_first_preset() -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import extract_commands
-from aish.agent.events import CommandProposed, Frontend, Status
+from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import (
@@ -252,12 +252,14 @@ class ChatTurn:
 
     async def describe(self, command: str) -> str:
         """The model's explanation of a command, asked on the conversation's own prefix."""
-        from aish.llm.broker import chat
+        from aish.agent.outbound import chat
 
         question = Message("user", _DESCRIBE.format(command=command))
         try:
             messages = self.conversation.request(question)
             reply = await chat(self.target, messages, self._specs or None)
+            if reply.usage is not None:
+                self.frontend.render(UsageRecorded.of(self.target, reply.usage, "describe"))
             text = reply.text.strip() or "(the model gave no description)"
         except LLMError as error:
             text = f"(no description: {error})"

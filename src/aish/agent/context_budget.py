@@ -221,17 +221,17 @@ class ContextBudget:
         evicted: Sequence[Message],
         on_event: Callable[[AgentEvent], None],
     ) -> str:
-        from aish.llm.broker import chat
+        from aish.agent.outbound import chat
 
         limit = self.max_summary_chars
         reply = await chat(target, summarize_request(previous, evicted, limit))
         if reply.usage is not None:
-            on_event(UsageRecorded.of(target.name, reply.usage, "summarize"))
+            on_event(UsageRecorded.of(target, reply.usage, "summarize"))
         summary = _without_thinking(reply.text)
         if len(summary) > limit:
             shorter = await chat(target, shorten_request(summary, limit))
             if shorter.usage is not None:
-                on_event(UsageRecorded.of(target.name, shorter.usage, "summarize"))
+                on_event(UsageRecorded.of(target, shorter.usage, "summarize"))
             summary = clip(_without_thinking(shorter.text) or summary, limit)
         if not summary:
             raise ValueError("the summariser answered with nothing")

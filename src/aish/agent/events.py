@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from aish.llm.types import Usage
+    from aish.llm.types import ModelTarget, Usage
 
 
 @dataclass(frozen=True)
@@ -86,18 +86,28 @@ class UsageRecorded:
     cost_usd: float | None
     estimated: bool
     category: str = "chat"
+    # The served model, and where the cost came from (`provider`, `config`, `table`, `local`,
+    # `estimated`; `unknown` when nothing could price the call).
+    model: str = ""
+    cost_source: str = "unknown"
 
     @classmethod
-    def of(cls, preset: str, usage: Usage, category: str = "chat") -> UsageRecorded:
-        """The event for a call's `Usage` as the broker reported it."""
+    def of(cls, target: ModelTarget, usage: Usage, category: str = "chat") -> UsageRecorded:
+        """The event for a call's `Usage` as the broker reported it, priced: the provider's
+        own figure, else the preset's prices, else the bundled table (see `pricing`)."""
+        from aish.agent.pricing import price_call
+
+        priced = price_call(target.endpoint, target.model, target.price, usage)
         return cls(
-            preset,
+            target.name,
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.cached_tokens,
-            usage.provider_cost_usd,
+            priced.cost_usd,
             usage.estimated,
             category,
+            target.model,
+            priced.source,
         )
 
 

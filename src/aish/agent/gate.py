@@ -22,12 +22,18 @@ own command and runs as edited, and cancelling the edit (`EditCancelled`) is a c
 resolves through a `HaltPrompt` (proceed / skip / abort), or not at all when there is none
 (headless). Only this module issues `Authorization`s, and every executor must `redeem` one
 before running anything — a forged, copied, declined or already used one is refused.
+
+Secrets (§11): a model that saw scrubbed text proposes actions with `AISH_SECRET_<TYPE>_<n>`
+placeholders. The action is judged with the values put back, shown and logged with the
+placeholders, and run with the values (`Authorization.command_to_run`, `arguments_to_run`). A
+placeholder the session never gave out (invented or mangled) halts the action.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import InitVar, dataclass, field
@@ -39,6 +45,10 @@ from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
+    from aish.safety.secrets import SecretVault
+
+# Every placeholder starts so; text without it needs no look at the vault (nor its import).
+_SECRET_MARK = "AISH_SECRET_"
 
 __all__ = [
     "Action",
@@ -225,6 +235,11 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
 
 async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> Assessment:
     """The verdict (classifier, then the second opinion where it matters) and the decision."""
+    unknown = _vault().unknown_placeholders(action.text) if _SECRET_MARK in action.text else []
+    if unknown:
+        names = ", ".join(unknown)
+        reason = f"unknown secret reference {names}: not a value aish replaced"
+        return Assessment(Verdict("destructive", (reason,)), "halt")
     verdict = _verdict(action, policy)
     opinion: Opinion | None = None
     if judge is not None and wants_second_opinion(action, verdict, policy):
@@ -243,7 +258,7 @@ def _verdict(action: Action, policy: Policy) -> Verdict:
             return classify_tool_call(
                 action.server,
                 action.tool,
-                action.arguments,
+                _with_values(action.arguments),
                 action.annotations,
                 action.server_trusted,
                 policy.user_rules,
@@ -253,7 +268,7 @@ def _verdict(action: Action, policy: Policy) -> Verdict:
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:
-        return classify(action.command, policy.user_rules)
+        return classify(_with_value(action.command), policy.user_rules)
     except Exception as error:
         return Verdict("destructive", (f"the classifier failed: {error!r}",))
 
@@ -339,6 +354,18 @@ class Authorization:
         if stamp is not _STAMP:
             raise TypeError("only aish.agent.gate issues authorizations (use gate.authorize)")
 
+    @property
+    def command_to_run(self) -> str:
+        """`command` with the session's secret placeholders back to their values: what the
+        executor runs (and never tells the model or the log)."""
+        return _with_value(self.command)
+
+    def arguments_to_run(self) -> dict[str, Any]:
+        """A tool call's arguments with the secret placeholders back to their values."""
+        if not isinstance(self.action, ProposedToolCall):
+            raise TypeError("not a tool call")
+        return {key: _with_values(value) for key, value in self.action.arguments.items()}
+
 
 def _issue(
     action: Action,
@@ -361,6 +388,40 @@ def _issue(
     )
     _ISSUED.add(authorization)
     return authorization
+
+
+def _vault() -> SecretVault:
+    from aish.agent import outbound
+
+    return outbound.SESSION.vault
+
+
+def _with_value(text: str) -> str:
+    """Known placeholders replaced by their values; any other text left as it is."""
+    if _SECRET_MARK not in text:
+        return text
+    from aish.safety.secrets import PLACEHOLDER, UnknownPlaceholder
+
+    vault = _vault()
+
+    def value(match: re.Match[str]) -> str:
+        try:
+            return vault.rehydrate(match.group())
+        except UnknownPlaceholder:
+            return match.group()
+
+    return PLACEHOLDER.sub(value, text)
+
+
+def _with_values(value: Any) -> Any:
+    """`_with_value` over every string of a tool call's JSON arguments."""
+    if isinstance(value, str):
+        return _with_value(value)
+    if isinstance(value, Mapping):
+        return {key: _with_values(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_with_values(item) for item in value]
+    return value
 
 
 def decision_payload(authorization: Authorization) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
-from aish.llm import broker
 from aish.llm.types import Message, ModelTarget
 
 # The session-log kind of a summarize reply; `transcript` skips it.
@@ -87,7 +86,17 @@ async def summarize(
     if not text:
         return "", []
     on_event(Status(f"memory: asking {target.name} for candidates"))
-    reply = await broker.chat(target, summary_request(text))
+    from aish.agent.outbound import chat  # httpx stays out of start-up
+
+    reply = await chat(target, summary_request(text))
     if reply.usage is not None:
-        on_event(UsageRecorded.of(target.name, reply.usage, "memory-summarize"))
-    return reply.text, parse_candidates(reply.text)
+        on_event(UsageRecorded.of(target, reply.usage, "memory-summarize"))
+    return reply.text, [_scrubbed(candidate) for candidate in parse_candidates(reply.text)]
+
+
+def _scrubbed(candidate: Candidate) -> Candidate:
+    """Whatever model proposed it, a candidate is shown and stored with its secrets replaced:
+    remembered items go into later conversations, cloud ones included."""
+    from aish.agent.outbound import SESSION
+
+    return Candidate(candidate.kind, SESSION.vault.scrub(candidate.content))

@@ -64,7 +64,7 @@ async def preplan(
     receives the call's `UsageRecorded` (category `norris-preplan`) and a `Status` when the
     list was cut to `tasks_max`. Never raises, except `asyncio.CancelledError`.
     """
-    from aish.llm.broker import chat  # httpx stays out of start-up
+    from aish.agent.outbound import chat  # httpx stays out of start-up
 
     messages = [Message("system", system_prompt(system, tasks_max)), Message("user", goal)]
     try:
@@ -77,7 +77,7 @@ async def preplan(
         _log.exception("preplan via %s failed", target.name)
         return _failed(target, f"{type(error).__name__}: {error}")
     if reply.usage is not None and on_event is not None:
-        on_event(UsageRecorded.of(target.name, reply.usage, "norris-preplan"))
+        on_event(UsageRecorded.of(target, reply.usage, "norris-preplan"))
     text = reply.text
     if reply.finish is not None and reply.finish.reason == "length":
         # Cut off by the token limit: the last line may be half a task, which the executor

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from aish.llm.endpoints import is_loopback_endpoint
+from aish.llm.types import Rates
 
 if TYPE_CHECKING:
     from aish.config.presets import Price
@@ -62,20 +63,11 @@ class Priced:
     source: CostSource
 
 
-@dataclass(frozen=True)
-class Rates:
-    """Dollars per million tokens; None where the source has no figure."""
-
-    input: float | None = None
-    output: float | None = None
-    cached_input: float | None = None
-
-
 UNKNOWN: Final = Priced(None, "unknown")
 
 
 def price_call(
-    target_endpoint: str, model: str, preset_price: Price | None, usage: Usage
+    target_endpoint: str, model: str, preset_price: Price | Rates | None, usage: Usage
 ) -> Priced:
     """Price one call from the best source there is (see the module docstring)."""
     reported = usage.provider_cost_usd
@@ -207,7 +199,7 @@ def _rate(value: object, prompt_tokens: int) -> float | None:
     return float(value)  # type: ignore[arg-type]
 
 
-def _config_rates(price: Price | None) -> Rates:
+def _config_rates(price: Price | Rates | None) -> Rates:
     if price is None:
         return Rates()
     return Rates(input=price.input, output=price.output, cached_input=price.cached_input)

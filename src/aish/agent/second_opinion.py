@@ -217,7 +217,7 @@ class SecondOpinion:
             _log.exception("second opinion on %r failed", command)
             return Opinion("failed", f"second opinion failed: {error!r}{note}")
         if reply.usage is not None and on_event is not None:
-            on_event(UsageRecorded.of(target.name, reply.usage, "safety"))
+            on_event(UsageRecorded.of(target, reply.usage, "safety"))
         return _read_answer(reply.text, note)
 
     def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str, bool]:
@@ -242,7 +242,7 @@ class SecondOpinion:
     async def _call(
         self, target: ModelTarget, messages: list[Message], tools: Sequence[ToolSpec]
     ) -> Reply:
-        from aish.llm.broker import chat
+        from aish.agent.outbound import chat
 
         return await chat(target, messages, tools or None, client=self._client)
 

@@ -47,13 +47,16 @@ async def stream_reply(
     """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
     re-raises; a request failure marks it cut and is returned. `category` labels the call's
     usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`)."""
+    from aish.agent import outbound
     from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
 
     def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
         frontend.render(Retrying(str(error), wait_s, attempt))
 
     try:
-        async for event in stream_chat(target, messages, tools or None, on_retry=retrying):
+        # What leaves the machine: secrets scrubbed, the spending stop checked.
+        sent = outbound.SESSION.prepare(target, messages)
+        async for event in stream_chat(target, sent, tools or None, on_retry=retrying):
             reply.add(event)
             for shown in _shown(event, target, category):
                 frontend.render(shown)
@@ -85,6 +88,6 @@ def _shown(event: StreamEvent, target: ModelTarget, category: str) -> list[Agent
         call = event.call
         return [ToolCallProposed(call.name, call.arguments, call.id)]
     if isinstance(event, Usage):
-        return [UsageRecorded.of(target.name, event, category)]
+        return [UsageRecorded.of(target, event, category)]
     assert isinstance(event, Finish)
     return [ReplyFinished(event.reason, cut=False)]

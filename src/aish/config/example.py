@@ -64,7 +64,7 @@ confirm_cmd = true           # false: provably safe CMD: lines run without askin
 [norris]
 max_norris_steps = 16
 wall_clock_s = 900
-# cost_cap_dollars = 1.0     # per goal; counts the costs servers report
+# cost_cap_dollars = 1.0     # per goal, priced like the usage ledger (docs/cost.md)
 # token_cap = 200000         # per goal: prompt + completion tokens of every call
 command_timeout_s = 300      # a step's command is interrupted, then killed, after this
 skip_budget = 3              # consecutive skipped actions before the run stops

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 
 from aish.config.autodetect import how_to_configure
 from aish.config.paths import config_file
-from aish.config.schema import AishConfig
+from aish.config.schema import AishConfig, Price
 from aish.llm.errors import ConfigError
-from aish.llm.types import ModelTarget
+from aish.llm.types import ModelTarget, Rates
 
 
 def _sendable(key: str) -> bool:
@@ -69,4 +69,12 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
         temperature=preset.temperature,
         max_retries=preset.max_retries,
         tools=preset.tools,
+        price=_rates(preset.price),
+        scrub_secrets=preset.effective_secrets() == "scrub",
     )
+
+
+def _rates(price: Price | None) -> Rates | None:
+    if price is None:
+        return None
+    return Rates(input=price.input, output=price.output, cached_input=price.cached_input)

@@ -20,6 +20,8 @@ class PromptFacts:
     # once when the conversation starts, never from which servers are up at the moment, so
     # the prompt stays byte-identical while servers come and go.
     tools: bool = False
+    # Whether some preset has secrets replaced by placeholders (`secrets = "scrub"`).
+    secrets: bool = False
 
 
 _TEMPLATE = """\
@@ -31,7 +33,7 @@ CMD: <command>
 One command per line, exactly as it should be typed. Commands run only after the user approves
 them; their output comes back to you in a later message. Never claim to have run a command.
 Prefer read-only commands when you need information; say so when a command changes or deletes
-something.{tools_line}"""
+something.{tools_line}{secrets_line}"""
 
 _TOOLS_LINE = (
     "\nTools may be offered with a request; call one when it helps. A call passes the same"
@@ -39,7 +41,17 @@ _TOOLS_LINE = (
 )
 
 
+_SECRETS_LINE = (
+    "\nWords like AISH_SECRET_GITHUB_TOKEN_1 stand for secrets kept on the user's machine: copy"
+    " them verbatim into commands (aish puts the real value back when the command runs); never"
+    " invent one."
+)
+
+
 def render_system_prompt(facts: PromptFacts) -> str:
     return _TEMPLATE.format(
-        shell=facts.shell, os_name=facts.os_name, tools_line=_TOOLS_LINE if facts.tools else ""
+        shell=facts.shell,
+        os_name=facts.os_name,
+        tools_line=_TOOLS_LINE if facts.tools else "",
+        secrets_line=_SECRETS_LINE if facts.secrets else "",
     )

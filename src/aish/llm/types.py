@@ -14,6 +14,15 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 
 @dataclass(frozen=True)
+class Rates:
+    """Dollars per million tokens; None where the source has no figure."""
+
+    input: float | None = None
+    output: float | None = None
+    cached_input: float | None = None
+
+
+@dataclass(frozen=True)
 class ModelTarget:
     """A model preset resolved for one request: where to send it and how.
 
@@ -38,6 +47,11 @@ class ModelTarget:
     headers: tuple[tuple[str, str], ...] = ()
     # False: never offer tools to this model (small local models that mangle tool calls).
     tools: bool = True
+    # The preset's own prices (they beat the bundled table); None: none configured.
+    price: Rates | None = None
+    # Every message to this model has its secrets replaced by placeholders first (the
+    # preset's `secrets = "scrub"`, the default off this machine).
+    scrub_secrets: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,16 @@ _ROWS = 50
 
 
 def as_command_run(
-    result: CommandResult, source: Literal["user", "model"], *, asked: bool = True
+    result: CommandResult,
+    source: Literal["user", "model"],
+    *,
+    asked: bool = True,
+    shown: str | None = None,
 ) -> CommandRun:
-    """A shell result as the model is told about it."""
+    """A shell result as the model is told about it: the command as `shown` (with secret
+    placeholders, not the values that ran) when given."""
     return CommandRun(
-        command=result.command,
+        command=result.command if shown is None else shown,
         exit_status=result.exit_status,
         cwd_before=result.cwd_before,
         cwd_after=result.cwd_after,
@@ -109,12 +114,23 @@ class AgentShell:
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
         return await self._execute(
-            approved.command, approved.source, approved.outcome != "auto", timeout_s
+            approved.command_to_run,
+            approved.source,
+            approved.outcome != "auto",
+            timeout_s,
+            shown=approved.command,
         )
 
     async def _execute(
-        self, command: str, source: Literal["user", "model"], asked: bool, timeout_s: float
+        self,
+        command: str,
+        source: Literal["user", "model"],
+        asked: bool,
+        timeout_s: float,
+        *,
+        shown: str | None = None,
     ) -> CommandRun:
+        shown = command if shown is None else shown
         started = time.monotonic()
         cwd_before = self.cwd
         running = asyncio.ensure_future(
@@ -135,9 +151,9 @@ class AgentShell:
         try:
             result = running.result()
         except BaseException as error:  # the shell died, could not be reached, or hung
-            _log.warning("agent shell failed running %r", command, exc_info=True)
+            _log.warning("agent shell failed running %r", shown, exc_info=True)
             return CommandRun(
-                command,
+                shown,
                 -1,
                 cwd_before,
                 self.cwd,
@@ -147,7 +163,7 @@ class AgentShell:
                 notice=notice or f"the agent's shell failed: {error}",
                 asked=asked,
             )
-        run = as_command_run(result, source, asked=asked)
+        run = as_command_run(result, source, asked=asked, shown=shown)
         if notice is not None:
             run = replace(run, notice=f"{notice}; {run.notice}" if run.notice else notice)
         return run

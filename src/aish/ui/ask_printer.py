@@ -7,6 +7,7 @@ output is piped or `NO_COLOR` is set, and `--json` (one JSON object per event an
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
 
@@ -68,8 +69,12 @@ class AskPrinter:
         self._reasoning_open = False
         self._commands_shown = 0
         self._err_console: Console | None = None
+        # Told about every model call's usage (for the ledger); None: nobody.
+        self.on_usage: Callable[[UsageRecorded], None] | None = None
 
     def render(self, event: AgentEvent) -> None:
+        if isinstance(event, UsageRecorded) and self.on_usage is not None:
+            self.on_usage(event)
         if self._json:
             self._render_json(event)
         elif isinstance(event, AssistantDelta):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 import sys
 import termios
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
 from aish.agent.events import (
@@ -27,6 +27,7 @@ from aish.agent.events import (
     RequestFailed,
     Retrying,
     Status,
+    UsageRecorded,
 )
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
 from aish.ui.cmd_lines import CmdLineSplitter
@@ -41,7 +42,9 @@ _A = TypeVar("_A", bound=str)
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
 
-_CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe "
+_CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe{view} "
+# With secret placeholders in the command: [v]iew shows it with the values it would run with.
+_VIEW = " / [v]iew"
 
 _LEVEL_STYLES = {"safe": "green", "unknown": "yellow", "destructive": "bold red"}
 
@@ -59,6 +62,8 @@ class ChatView:
         self._reply_text_shown = False
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
+        # Told about every model call's usage (the session's ledger); None: nobody.
+        self.on_usage: Callable[[UsageRecorded], None] | None = None
 
     # ---- rendering -------------------------------------------------------------------------
 
@@ -88,6 +93,9 @@ class ChatView:
             self._write(f"aish: {event.message}\n", style="red")
         elif isinstance(event, Status):
             self.status(event.text)
+        elif isinstance(event, UsageRecorded):
+            if self.on_usage is not None:
+                self.on_usage(event)
         elif isinstance(event, NORRIS_EVENTS):
             self.end_line()  # a frame or banner never starts mid-line
             width = shutil.get_terminal_size().columns
@@ -134,8 +142,17 @@ class ChatView:
 
     async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
         self.show_verdict(verdict)
-        answer = await self.ask_key(_CONFIRM.format(command=visible(command)), _ANSWER_KEYS)
-        return answer or "cancel"
+        revealed = _with_secret_values(command)
+        keys: dict[str, Answer | Literal["view"]] = dict(_ANSWER_KEYS)
+        if revealed != command:
+            keys["v"] = "view"
+        question = _CONFIRM.format(command=visible(command), view=_VIEW if "v" in keys else "")
+        while True:
+            answer = await self.ask_key(question, keys)
+            if answer != "view":
+                return answer or "cancel"
+            # Shown on the terminal only: never logged, never told to a model.
+            self._write(f"  {visible(revealed)}\n", style="bold")
 
     async def ask_key(self, question: str, keys: Mapping[str, _A]) -> _A | Literal["no"] | None:
         """One key among `keys` answers; Enter alone is "no"; Ctrl-C or Ctrl-D cancel (None).
@@ -230,3 +247,16 @@ def verdict_line(verdict: Verdict) -> str:
 def discard_typeahead() -> None:
     if sys.stdin.isatty():
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+
+
+def _with_secret_values(command: str) -> str:
+    """The command as it would run: the session's secret placeholders back to their values."""
+    from aish.agent.outbound import SESSION
+    from aish.safety.secrets import PLACEHOLDER, UnknownPlaceholder
+
+    if not PLACEHOLDER.search(command):
+        return command
+    try:
+        return SESSION.vault.rehydrate(command)
+    except UnknownPlaceholder:
+        return command

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
 
@@ -112,10 +113,14 @@ class GoalPrinter:
         self._reasoning_open = False
         self._halt: Halt | None = None
         self._consoles: dict[int, Console] = {}
+        # Told about every model call's usage (the run's ledger); None: nobody.
+        self.on_usage: Callable[[UsageRecorded], None] | None = None
 
     # ---- the frontend ------------------------------------------------------------------------
 
     def render(self, event: AgentEvent) -> None:
+        if isinstance(event, UsageRecorded) and self.on_usage is not None:
+            self.on_usage(event)
         if isinstance(event, Halt):
             self._halt = event
         if self._json:

@@ -50,6 +50,18 @@ class GoalOptions:
     model_given: bool = False
 
 
+def _keep_spending(log: _SessionLog, config: AishConfig, printer: GoalPrinter) -> None:
+    """The run's calls into the usage ledger, and the session's spending stop."""
+    from aish.agent import outbound
+    from aish.ui.spending import SessionSpending
+
+    spending = SessionSpending(
+        log.store, log.session_id, config.cost, say=lambda text: printer.render(Status(text))
+    )
+    printer.on_usage = spending.record
+    outbound.SESSION.refuse = spending.refuse
+
+
 def _fallback(
     config: AishConfig, executor: ModelTarget, printer: GoalPrinter
 ) -> ModelTarget | None:
@@ -68,6 +80,7 @@ async def run_goal(
     """Pursue the goal until the run ends; `CancelledError` (Ctrl-C) passes through."""
     log = _SessionLog(printer)
     log.open(cwd=os.getcwd(), model=target.name)
+    _keep_spending(log, config, printer)
     shell: AgentShell | None = None
     servers: McpServers | None = None
     try:
@@ -150,6 +163,10 @@ class _SessionLog:
         self._printer = printer
         self._store: Store | None = None
         self._session_id: int | None = None
+
+    @property
+    def store(self) -> Store | None:
+        return self._store
 
     @property
     def session_id(self) -> int | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aish.conversation.context import Conversation
+from aish.ui.cost_meta import cost, secrets
 from aish.ui.memory_meta import memory, remember
 from aish.ui.visible_text import visible
 
@@ -336,6 +337,10 @@ COMMANDS: dict[str, MetaCommand] = {
             _fallback,
         ),
         MetaCommand("tokens", "tokens", "the next request's tokens against the budget", _tokens),
+        MetaCommand(
+            "cost", "cost [detail|limit <usd>]", "what this session's model calls cost", cost
+        ),
+        MetaCommand("secrets", "secrets", "the secret placeholders in use (never values)", secrets),
         MetaCommand(
             "mcp",
             "mcp [tools [server]|restart <server>]",

@@ -1,8 +1,9 @@
 """What the system prompt says about the user's surroundings, decided once per conversation.
 
 Shared by the REPL and `aish goal`: the shell aish really runs (not merely the one `$SHELL`
-names), the OS, and whether tools may be offered — from whether MCP servers are configured,
-never from which are up at the moment, so the system prompt cannot change mid-conversation.
+names), the OS, whether tools may be offered — from whether MCP servers are configured,
+never from which are up at the moment — and whether some preset has its secrets scrubbed, so
+the system prompt cannot change mid-conversation.
 """
 
 from __future__ import annotations
@@ -25,4 +26,8 @@ def prompt_facts(config: AishConfig) -> PromptFacts:
     except (ValueError, OSError):
         kind = "bash"
     tools = bool(config.mcp.servers or config.mcp.import_)
-    return PromptFacts(os_name=platform.system() or "Unix", shell=kind, tools=tools)
+    # From the config, not from the preset in use: a `:model` switch keeps the prompt.
+    secrets = any(p.effective_secrets() == "scrub" for p in config.models.values())
+    return PromptFacts(
+        os_name=platform.system() or "Unix", shell=kind, tools=tools, secrets=secrets
+    )

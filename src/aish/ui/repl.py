@@ -31,6 +31,7 @@ from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.repl_mcp import ReplMcp
 from aish.ui.repl_memory import ReplMemory
 from aish.ui.repl_models import ReplModels
+from aish.ui.spending import SessionSpending
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from aish.mcp import McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
-    from aish.store import SessionInfo, Store
+    from aish.store import SessionInfo, Store, UsageTotals
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -88,6 +89,7 @@ class Repl:
         self._models = ReplModels(
             loaded.config, status=lambda text: self._view.status(text), log=self._log
         )
+        self._spending = self._new_spending()
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -461,6 +463,7 @@ class Repl:
         if found is None:
             return f"no session named '{name}' (:sessions lists them)"
         self._session = found
+        self._spending = self._new_spending()
         return self.resume()
 
     def resume(self, *, model_given: bool = False) -> str:
@@ -501,6 +504,28 @@ class Repl:
         known = self._known_with_shell() if self._known else KnownCommands.from_system()
         route = route_line(text, known)
         return f"{route.target}: {route.reason}"
+
+    def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
+        return self._store.usage_totals(self._session.id, by=by)
+
+    def set_cost_limit(self, dollars: float | None) -> None:
+        self._spending.limit = dollars
+        self._log("status", {"text": f"cost limit {dollars}"})
+
+    def _new_spending(self) -> SessionSpending:
+        """The ledger of the current session; every call's usage goes there, and the spending
+        stop is checked before each call (`agent.outbound`)."""
+        from aish.agent import outbound
+
+        spending = SessionSpending(
+            self._store,
+            self._session.id,
+            self._loaded.config.cost,
+            say=lambda text: self._view.status(text),
+        )
+        self._view.on_usage = spending.record
+        outbound.SESSION.refuse = spending.refuse
+        return spending
 
     @property
     def models(self) -> ReplModels:

@@ -63,11 +63,19 @@ class ShellCommands:
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
         return await self._execute(
-            approved.command, approved.source, asked=approved.outcome != "auto"
+            approved.command_to_run,
+            approved.source,
+            asked=approved.outcome != "auto",
+            shown=approved.command,
         )
 
     async def _execute(
-        self, command: str, source: Literal["user", "model"], *, asked: bool = True
+        self,
+        command: str,
+        source: Literal["user", "model"],
+        *,
+        asked: bool = True,
+        shown: str | None = None,
     ) -> CommandRun:
         from aish.shell.terminal import Terminal
 
@@ -81,7 +89,7 @@ class ShellCommands:
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
             )
-        run = as_command_run(result, source, asked=asked)
+        run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
             self._view.status(result.notice)
         self.last_status = result.exit_status

@@ -45,7 +45,7 @@ class ToolRunner:
         for tool in self._toolbox.tools():
             # By the server's own names: the qualified name the model used may be sanitised.
             if tool.server == action.server and tool.name == action.tool:
-                return await self._call_tool(tool, action.arguments)
+                return await self._call_tool(tool, approved.arguments_to_run())
         return _Missing(f"the tool {action.name} is no longer available")
 
     async def _call_tool(self, tool: Any, arguments: Mapping[str, Any]) -> ToolOutcome:

@@ -1,0 +1,104 @@
+"""What leaves the machine: every model call aish makes passes here first (SPEC §11).
+
+For a target that scrubs secrets (`secrets = "scrub"`, the default for any endpoint off this
+machine) every message — the system prompt, the history, command output, tool results, the
+question — is scrubbed by the session's vault before it is sent: known secret values and
+secret-shaped strings become stable `AISH_SECRET_<TYPE>_<n>` placeholders. Replies come back
+with placeholders; only the gate turns them back into values, when a command is redeemed to run
+(`gate.redeem`), and never into anything the model or the log is told.
+
+The spending stop (`cost.stop_at_dollars`) is checked here too, before any call to a model that
+is not on this machine: once the session has spent that much, such calls are refused with one
+clear error until the limit is raised (`:cost limit <usd>`).
+
+One aish process is one session, so the process has one `Outbound` (`SESSION`); the vault lives
+in memory only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from aish.llm.errors import ConfigError
+from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aish.safety.secrets import SecretVault
+
+__all__ = ["SESSION", "Outbound", "SpendingStopped", "chat"]
+
+
+class SpendingStopped(ConfigError):
+    """The session reached `cost.stop_at_dollars`: no more calls to paid models."""
+
+
+@dataclass
+class Outbound:
+    # Says why a call to `target` must not be made (the spending stop), or None.
+    refuse: Callable[[ModelTarget], str | None] | None = None
+    # Whose sensitive variables are known secrets (None: aish's own environment), learned
+    # before the first scrub — not at start-up, which must stay fast.
+    environment: Mapping[str, str] | None = None
+    _learned: bool = field(default=False, init=False, repr=False)
+    _vault: SecretVault | None = field(default=None, init=False, repr=False)
+
+    @property
+    def vault(self) -> SecretVault:
+        """The session's placeholders (made on first use: its patterns take a while to load)."""
+        if self._vault is None:
+            from aish.safety.secrets import SecretVault
+
+            self._vault = SecretVault()
+        return self._vault
+
+    def prepare(self, target: ModelTarget, messages: Sequence[Message]) -> list[Message]:
+        """The messages as `target` may see them; raises `SpendingStopped` for a call the
+        session's spending limit refuses."""
+        reason = self.refuse(target) if self.refuse is not None else None
+        if reason is not None:
+            raise SpendingStopped(reason, target=target.name)
+        if not target.scrub_secrets:
+            return list(messages)
+        self._learn_environment()
+        return [self._scrubbed(message) for message in messages]
+
+    def _learn_environment(self) -> None:
+        if not self._learned:
+            self._learned = True
+            from aish.safety.secrets import sensitive_environment
+
+            env = os.environ if self.environment is None else self.environment
+            self.vault.learn(sensitive_environment(env))
+
+    def _scrubbed(self, message: Message) -> Message:
+        scrub = self.vault.scrub
+        calls = tuple(replace(c, arguments=scrub(c.arguments)) for c in message.tool_calls)
+        return replace(message, content=scrub(message.content), tool_calls=calls)
+
+    def scrub_for(self, target: ModelTarget, text: str) -> str:
+        """`text` as `target` may see it (memory candidates, descriptions shown as said)."""
+        if not target.scrub_secrets:
+            return text
+        self._learn_environment()
+        return self.vault.scrub(text)
+
+
+SESSION = Outbound()
+
+
+async def chat(
+    target: ModelTarget,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None = None,
+    *,
+    client: httpx.AsyncClient | None = None,
+) -> Reply:
+    """The broker's `chat`, through the session's `Outbound`."""
+    from aish.llm import broker
+
+    return await broker.chat(target, SESSION.prepare(target, messages), tools, client=client)
