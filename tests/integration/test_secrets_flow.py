@@ -40,8 +40,15 @@ GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4cF"[:36]
 AWS_KEY = "AKIA" + "QX7RZ2M4TB6NW8KP"
 DB_PASSWORD = "Zq8vR2pL9xKw3Tn7"
 OPENAI_KEY = "sk-proj-" + "T3stK3yV4lu3sF0rScrubb1ngAbCdEfGhIjKlMnOpQrStUvWx"
-SECRETS = (GITHUB_TOKEN, AWS_KEY, DB_PASSWORD, OPENAI_KEY)
-ENVIRONMENT = {"GITHUB_TOKEN": GITHUB_TOKEN, "HOME": "/home/u", "TOKEN_TTL_SECONDS": "3600"}
+# No provider's shape: only known because of the variable's name in the environment.
+SHAPELESS = "Qw7eRt9yUi2oPzX"
+SECRETS = (GITHUB_TOKEN, AWS_KEY, DB_PASSWORD, OPENAI_KEY, SHAPELESS)
+ENVIRONMENT = {
+    "GITHUB_TOKEN": GITHUB_TOKEN,
+    "MY_API_KEY": SHAPELESS,
+    "HOME": "/home/u",
+    "TOKEN_TTL_SECONDS": "3600",
+}
 SYSTEM = "You are aish."
 
 
@@ -100,7 +107,7 @@ async def shell(tmp_path: Path) -> AsyncIterator[AgentShell]:
 async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
     serve: ServeFn, session: Outbound, shell: AgentShell
 ) -> None:
-    placeholder = session.scrub_for(cloud("x"), GITHUB_TOKEN)
+    placeholder = session.scrub(GITHUB_TOKEN)
     assert placeholder.startswith("AISH_SECRET_") and GITHUB_TOKEN not in placeholder
     server = serve(
         {
@@ -114,7 +121,14 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
     )
     conversation = Conversation(SYSTEM)
     conversation.note_command(
-        CommandRun("cat .env", 0, "/w", "/w", 0.1, f"DB_PASSWORD={DB_PASSWORD}\nDEBUG=1\n")
+        CommandRun(
+            "cat .env; ./status",
+            0,
+            "/w",
+            "/w",
+            0.1,
+            f"DB_PASSWORD={DB_PASSWORD}\nDEBUG=1\nconnected with {SHAPELESS}, ttl 3600\n",
+        )
     )
     frontend = Frontend("yes")
     log: list[tuple[str, Mapping[str, Any]]] = []
@@ -167,7 +181,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
 async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
     serve: ServeFn, session: Outbound, shell: AgentShell, tmp_path: Path
 ) -> None:
-    placeholder = session.scrub_for(cloud("x"), GITHUB_TOKEN)
+    placeholder = session.scrub(GITHUB_TOKEN)
     invented = placeholder.rsplit("_", 1)[0] + "_97"
     (tmp_path / "check.sh").write_text('#!/bin/sh\necho "checked $1"\n')
     (tmp_path / "check.sh").chmod(0o755)
@@ -269,6 +283,34 @@ def _tool_turn(url: str, servers: McpServers) -> ChatTurn:
         tools=servers,
         run_tool=ToolRunner(servers).run_authorized,
     )
+
+
+async def test_a_tool_call_runs_with_the_value_its_placeholder_stands_for(
+    serve: ServeFn, session: Outbound, tmp_path: Path
+) -> None:
+    placeholder = session.scrub(GITHUB_TOKEN)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    arguments = {"name": "saved", "text": f"token: {placeholder}"}
+    call = {"name": "notes__write_note", "arguments": arguments}
+    server = serve(
+        {
+            "rules": [
+                {"name": "answer", "when": {"user": "wrote"}, "reply": {"text": "Saved."}},
+                {
+                    "name": "call",
+                    "when": {"tools": True},
+                    "reply": {"tool_calls": [call]},
+                    "times": 1,
+                },
+            ]
+        }
+    )
+    tables = {"notes": notes_server(notes, trusted=True)}
+    async with mcp_servers(tables, tmp_path / "logs") as servers:
+        await _tool_turn(server.url, servers).ask("save my token in a note")
+    assert (notes / "saved").read_text() == f"token: {GITHUB_TOKEN}"
+    assert leaks(server) == []
 
 
 async def test_memory_summarize_sends_and_proposes_no_secret(

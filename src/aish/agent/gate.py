@@ -26,19 +26,19 @@ before running anything — a forged, copied, declined or already used one is re
 Secrets (§11): a model that saw scrubbed text proposes actions with `AISH_SECRET_<TYPE>_<n>`
 placeholders. The action is judged with the values put back, shown and logged with the
 placeholders, and run with the values (`Authorization.command_to_run`, `arguments_to_run`). A
-placeholder the session never gave out (invented or mangled) halts the action.
+placeholder the session never gave out, or a mangled one, halts the action (`placeholders`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
-import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from aish.agent import placeholders
 from aish.agent.second_opinion import Opinion
 from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Verdict
@@ -46,9 +46,6 @@ from aish.safety.verdict import Verdict
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
     from aish.safety.secrets import SecretVault
-
-# Every placeholder starts so; text without it needs no look at the vault (nor its import).
-_SECRET_MARK = "AISH_SECRET_"
 
 __all__ = [
     "Action",
@@ -235,11 +232,11 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
 
 async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> Assessment:
     """The verdict (classifier, then the second opinion where it matters) and the decision."""
-    unknown = _vault().unknown_placeholders(action.text) if _SECRET_MARK in action.text else []
-    if unknown:
-        names = ", ".join(unknown)
-        reason = f"unknown secret reference {names}: not a value aish replaced"
-        return Assessment(Verdict("destructive", (reason,)), "halt")
+    unsound = (
+        placeholders.problems(action.text, _vault()) if placeholders.MARK in action.text else []
+    )
+    if unsound:
+        return Assessment(Verdict("destructive", tuple(unsound)), "halt")
     verdict = _verdict(action, policy)
     opinion: Opinion | None = None
     if judge is not None and wants_second_opinion(action, verdict, policy):
@@ -258,7 +255,7 @@ def _verdict(action: Action, policy: Policy) -> Verdict:
             return classify_tool_call(
                 action.server,
                 action.tool,
-                _with_values(action.arguments),
+                _arguments_with_values(action.arguments),
                 action.annotations,
                 action.server_trusted,
                 policy.user_rules,
@@ -268,7 +265,7 @@ def _verdict(action: Action, policy: Policy) -> Verdict:
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:
-        return classify(_with_value(action.command), policy.user_rules)
+        return classify(_command_with_values(action.command), policy.user_rules)
     except Exception as error:
         return Verdict("destructive", (f"the classifier failed: {error!r}",))
 
@@ -358,13 +355,13 @@ class Authorization:
     def command_to_run(self) -> str:
         """`command` with the session's secret placeholders back to their values: what the
         executor runs (and never tells the model or the log)."""
-        return _with_value(self.command)
+        return _command_with_values(self.command)
 
     def arguments_to_run(self) -> dict[str, Any]:
         """A tool call's arguments with the secret placeholders back to their values."""
         if not isinstance(self.action, ProposedToolCall):
             raise TypeError("not a tool call")
-        return {key: _with_values(value) for key, value in self.action.arguments.items()}
+        return _arguments_with_values(self.action.arguments)
 
 
 def _issue(
@@ -396,32 +393,28 @@ def _vault() -> SecretVault:
     return outbound.SESSION.vault
 
 
-def _with_value(text: str) -> str:
-    """Known placeholders replaced by their values; any other text left as it is."""
-    if _SECRET_MARK not in text:
-        return text
-    from aish.safety.secrets import PLACEHOLDER, UnknownPlaceholder
-
-    vault = _vault()
-
-    def value(match: re.Match[str]) -> str:
-        try:
-            return vault.rehydrate(match.group())
-        except UnknownPlaceholder:
-            return match.group()
-
-    return PLACEHOLDER.sub(value, text)
+def _command_with_values(command: str) -> str:
+    """The command as it runs: sound placeholders back to their (quoted) values."""
+    if placeholders.MARK not in command:
+        return command
+    return placeholders.command_with_values(command, _vault())
 
 
-def _with_values(value: Any) -> Any:
-    """`_with_value` over every string of a tool call's JSON arguments."""
-    if isinstance(value, str):
-        return _with_value(value)
-    if isinstance(value, Mapping):
-        return {key: _with_values(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_with_values(item) for item in value]
-    return value
+def _arguments_with_values(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool call's arguments with the placeholders in every string back to their values."""
+
+    def values(item: Any) -> Any:
+        if isinstance(item, str):
+            if placeholders.MARK not in item:
+                return item
+            return placeholders.text_with_values(item, _vault())
+        if isinstance(item, Mapping):
+            return {key: values(inner) for key, inner in item.items()}
+        if isinstance(item, list | tuple):
+            return [values(inner) for inner in item]
+        return item
+
+    return {key: values(item) for key, item in arguments.items()}
 
 
 def decision_payload(authorization: Authorization) -> dict[str, Any]:

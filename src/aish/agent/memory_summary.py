@@ -91,12 +91,9 @@ async def summarize(
     reply = await chat(target, summary_request(text))
     if reply.usage is not None:
         on_event(UsageRecorded.of(target, reply.usage, "memory-summarize"))
-    return reply.text, [_scrubbed(candidate) for candidate in parse_candidates(reply.text)]
-
-
-def _scrubbed(candidate: Candidate) -> Candidate:
-    """Whatever model proposed it, a candidate is shown and stored with its secrets replaced:
-    remembered items go into later conversations, cloud ones included."""
+    # Whatever model answered, what is shown, logged and stored has its secrets replaced:
+    # remembered items go into later conversations, cloud ones included.
     from aish.agent.outbound import SESSION
 
-    return Candidate(candidate.kind, SESSION.vault.scrub(candidate.content))
+    text = SESSION.scrub(reply.text)
+    return text, parse_candidates(text)

@@ -46,6 +46,11 @@ class Outbound:
     environment: Mapping[str, str] | None = None
     _learned: bool = field(default=False, init=False, repr=False)
     _vault: SecretVault | None = field(default=None, init=False, repr=False)
+    # Scrubbed text by original, with the vault's generation it was scrubbed at: a history
+    # is scrubbed once, not on every request, until the vault learns something new.
+    _scrubbed_cache: dict[str, tuple[int, str]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     @property
     def vault(self) -> SecretVault:
@@ -65,7 +70,13 @@ class Outbound:
         if not target.scrub_secrets:
             return list(messages)
         self._learn_environment()
-        return [self._scrubbed(message) for message in messages]
+        # Learn from every message first: a value revealed by the newest one (after
+        # `--password`, in `.env` output) is scrubbed in the older ones of this request too.
+        for message in messages:
+            self._scrub(message.content)
+        scrubbed = [self._scrubbed(message) for message in messages]
+        self._keep_only(messages)
+        return scrubbed
 
     def _learn_environment(self) -> None:
         if not self._learned:
@@ -75,17 +86,32 @@ class Outbound:
             env = os.environ if self.environment is None else self.environment
             self.vault.learn(sensitive_environment(env))
 
-    def _scrubbed(self, message: Message) -> Message:
-        scrub = self.vault.scrub
-        calls = tuple(replace(c, arguments=scrub(c.arguments)) for c in message.tool_calls)
-        return replace(message, content=scrub(message.content), tool_calls=calls)
-
-    def scrub_for(self, target: ModelTarget, text: str) -> str:
-        """`text` as `target` may see it (memory candidates, descriptions shown as said)."""
-        if not target.scrub_secrets:
-            return text
+    def scrub(self, text: str) -> str:
+        """`text` with its secrets replaced, whoever it is for (memory candidates: they go
+        into later conversations, cloud ones included)."""
         self._learn_environment()
         return self.vault.scrub(text)
+
+    def _scrubbed(self, message: Message) -> Message:
+        calls = tuple(replace(c, arguments=self._scrub(c.arguments)) for c in message.tool_calls)
+        return replace(message, content=self._scrub(message.content), tool_calls=calls)
+
+    def _scrub(self, text: str) -> str:
+        vault = self.vault
+        cached = self._scrubbed_cache.get(text)
+        if cached is not None and cached[0] == vault.generation:
+            return cached[1]
+        scrubbed = vault.scrub(text)
+        self._scrubbed_cache[text] = (vault.generation, scrubbed)
+        return scrubbed
+
+    def _keep_only(self, messages: Sequence[Message]) -> None:
+        """The cache holds one conversation's messages, not every text ever sent."""
+        if len(self._scrubbed_cache) > 2 * len(messages) + 64:
+            keep = {m.content for m in messages} | {
+                c.arguments for m in messages for c in m.tool_calls
+            }
+            self._scrubbed_cache = {k: v for k, v in self._scrubbed_cache.items() if k in keep}
 
 
 SESSION = Outbound()

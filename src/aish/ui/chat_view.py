@@ -251,12 +251,10 @@ def discard_typeahead() -> None:
 
 def _with_secret_values(command: str) -> str:
     """The command as it would run: the session's secret placeholders back to their values."""
-    from aish.agent.outbound import SESSION
-    from aish.safety.secrets import PLACEHOLDER, UnknownPlaceholder
+    from aish.agent import placeholders
 
-    if not PLACEHOLDER.search(command):
+    if placeholders.MARK not in command:
         return command
-    try:
-        return SESSION.vault.rehydrate(command)
-    except UnknownPlaceholder:
-        return command
+    from aish.agent.outbound import SESSION
+
+    return placeholders.command_with_values(command, SESSION.vault)

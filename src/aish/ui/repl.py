@@ -523,6 +523,9 @@ class Repl:
             self._loaded.config.cost,
             say=lambda text: self._view.status(text),
         )
+        previous = getattr(self, "_spending", None)
+        if previous is not None:  # `:cost limit` holds for the whole REPL, whichever session
+            spending.limit = previous.limit
         self._view.on_usage = spending.record
         outbound.SESSION.refuse = spending.refuse
         return spending

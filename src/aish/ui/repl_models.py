@@ -128,7 +128,8 @@ class ReplModels:
         messages = conversation.as_seen_by_model(cwd=cwd)
         specs = offered(target, tools)
         count = self.counter.estimate(model_key(target), messages, specs)
-        if is_loopback_endpoint(target.endpoint):
+        # Only a local server that may see the text as it is counts it exactly.
+        if is_loopback_endpoint(target.endpoint) and not target.scrub_secrets:
             from aish.llm.tokenize import count_exact
 
             exact = await count_exact(target, messages, specs or None)
