@@ -126,6 +126,9 @@ class ChatTurn:
             await self._tool_loop(exchange, outcome, said)
         if outcome.cancelled:
             return outcome
+        if not await self._offer_diffs("\n".join(said), cwd):
+            outcome.cancelled = True
+            return outcome
         outcome.commands = extract_commands("\n".join(said))
         for index, command in enumerate(outcome.commands):
             self.frontend.render(CommandProposed(command))
@@ -150,6 +153,23 @@ class ChatTurn:
                 self.frontend.render(Status(f"interrupted: {rest} proposed command(s) not run"))
                 break
         return outcome
+
+    async def _offer_diffs(self, text: str, cwd: str) -> bool:
+        """The reply's diffs, each applied only on the user's word and the gate's; False when
+        the user cancelled."""
+        if "@@" not in text:
+            return True  # no hunk, no diff: the parser stays unloaded
+        from aish.agent.diff_review import offer_diffs
+
+        return await offer_diffs(
+            text,
+            cwd or ".",
+            self.frontend,
+            self.frontend,
+            self.policy,
+            self.run_authorized,
+            self.log,
+        )
 
     async def _newest(self, question: str, cwd: str, specs: Sequence[ToolSpec]) -> Message:
         """The turn's user message, once the conversation has room for its request."""

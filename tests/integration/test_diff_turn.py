@@ -1,0 +1,143 @@
+"""A diff in a reply, in a chat turn: offered, checked, authorized by the gate as a write and
+applied in a real shell — or refused, and the file is left alone.
+
+Real parts: aish-testllm over HTTP, a real git repository, `git apply --check` and the command
+the gate authorized run by a real bash (the agent shell). The frontend is scripted at the UI
+boundary but reviews with the real `check_diff`/`apply_command`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aish.agent import gate
+from aish.agent.chat import ChatTurn
+from aish.agent.diffs import ProposedDiff
+from aish.agent.events import AgentEvent, Status
+from aish.conversation.context import CommandRun, Conversation
+from aish.llm.types import ModelTarget
+from aish.ui.agent_shell import AgentShell
+from aish.ui.diff_apply import apply_command, check_diff
+
+from ..conftest import ServeFn
+
+DIFF = """Here is the fix:
+```diff
+--- a/hello.txt
++++ b/hello.txt
+@@ -1,2 +1,2 @@
+ hello
+-wrold
++world
+```
+"""
+
+
+class Frontend:
+    def __init__(self, *reviews: str) -> None:
+        self.reviews = list(reviews)
+        self.events: list[AgentEvent] = []
+        self.asked: list[tuple[str, str]] = []
+
+    def render(self, event: AgentEvent) -> None:
+        self.events.append(event)
+
+    async def review_diff(self, diff: ProposedDiff, cwd: str) -> str | None:
+        answer = self.reviews.pop(0)
+        if answer != "apply":
+            return None
+        ok, reason = await check_diff(diff, cwd)
+        if not ok:
+            self.render(Status(f"diff not applied: it does not apply ({reason})"))
+            return None
+        return apply_command(diff, cwd)
+
+    async def confirm_command(self, command: str, verdict: Any) -> gate.Answer:
+        self.asked.append((command, verdict.level))
+        return "no"
+
+    async def edit_command(self, command: str) -> str | None:
+        return None
+
+    async def show_description(self, command: str, description: str) -> None:
+        pass
+
+    def statuses(self) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, Status)]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "repo"
+    path.mkdir()
+    (path / "hello.txt").write_text("hello\nwrold\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@x", "-C", str(path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    return path
+
+
+@pytest.fixture
+async def shell(repo: Path) -> AsyncIterator[AgentShell]:
+    agent = await AgentShell.start(str(repo))
+    try:
+        yield agent
+    finally:
+        await agent.close()
+
+
+def _turn(url: str, frontend: Frontend, shell: AgentShell) -> ChatTurn:
+    async def run(authorization: gate.Authorization) -> CommandRun:
+        return await shell.run_authorized(authorization, 30)
+
+    target = ModelTarget("local", f"{url}/v1", "testllm", max_retries=0)
+    return ChatTurn(Conversation("s"), target, frontend, run, lambda kind, payload: None)
+
+
+async def test_an_applied_diff_changes_the_file_through_the_gate(
+    serve: ServeFn, repo: Path, shell: AgentShell
+) -> None:
+    server = serve({"default": {"text": DIFF}})
+    frontend = Frontend("apply")
+    outcome = await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
+    assert outcome.error is None
+    assert (repo / "hello.txt").read_text() == "hello\nworld\n"
+    assert frontend.asked == []  # [a]pply was the answer to the gate's question (a write)
+
+
+async def test_a_declined_diff_leaves_the_file_alone(
+    serve: ServeFn, repo: Path, shell: AgentShell
+) -> None:
+    server = serve({"default": {"text": DIFF}})
+    await _turn(server.url, Frontend("no"), shell).ask("fix the typo", cwd=str(repo))
+    assert (repo / "hello.txt").read_text() == "hello\nwrold\n"
+
+
+async def test_a_diff_that_does_not_apply_is_refused_after_its_check(
+    serve: ServeFn, repo: Path, shell: AgentShell
+) -> None:
+    (repo / "hello.txt").write_text("something else\n")
+    server = serve({"default": {"text": DIFF}})
+    frontend = Frontend("apply")
+    await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
+    assert (repo / "hello.txt").read_text() == "something else\n"
+    assert any(s.startswith("diff not applied: it does not apply") for s in frontend.statuses())
+
+
+async def test_a_diff_outside_the_project_is_never_offered(
+    serve: ServeFn, repo: Path, shell: AgentShell
+) -> None:
+    outside = DIFF.replace("a/hello.txt", "a/../escape.txt").replace(
+        "b/hello.txt", "b/../escape.txt"
+    )
+    server = serve({"default": {"text": outside}})
+    frontend = Frontend()  # no review may be asked
+    await _turn(server.url, frontend, shell).ask("fix it", cwd=str(repo))
+    assert any(s.startswith("diff not offered: it touches") for s in frontend.statuses())
