@@ -7,8 +7,9 @@ or rich, so every subcommand imports what it needs inside its own function.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from aish import __version__
@@ -65,16 +66,33 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _load(args: argparse.Namespace, *, autodetect: bool = True) -> LoadedConfig:
+def _load(
+    args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
+) -> LoadedConfig:
+    """The config; with `store`, also the project's `.aish.toml` for the cwd when trusted."""
+    loaded = _loader(args, autodetect=autodetect, store=store)(os.getcwd())
+    for warning in loaded.warnings:
+        print(f"aish: {warning}", file=sys.stderr)
+    return loaded
+
+
+def _loader(
+    args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
+) -> Callable[[str], LoadedConfig]:
+    """Loads the config as the command line says, for a cwd (the REPL reloads with it)."""
     from pathlib import Path
 
     from aish.config import load_config
 
     path = Path(args.config) if getattr(args, "config", None) else None
-    loaded = load_config(config_path=path, autodetect=autodetect)
-    for warning in loaded.warnings:
-        print(f"aish: {warning}", file=sys.stderr)
-    return loaded
+    if store is None:
+        return lambda cwd: load_config(config_path=path, autodetect=autodetect)
+    from aish.ui.project_trust import trust_lookup
+
+    lookup = trust_lookup(store)
+    return lambda cwd: load_config(
+        config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
+    )
 
 
 def _run_shell(args: argparse.Namespace) -> int:
@@ -84,19 +102,20 @@ def _run_shell(args: argparse.Namespace) -> int:
     from aish.store import Store, StoreError
     from aish.ui.repl import Repl
 
-    loaded = _load(args)
     try:
         store = Store.open()
     except StoreError as error:
+        _load(args)  # its warnings still say what is wrong with the config
         print(f"aish: {error}", file=sys.stderr)
         return EXIT_FAILED
     try:
+        loaded = _load(args, store=store)
         session = _session_to_use(store, args, loaded)
         if session is None:
             print(f"aish: no session named '{args.resume}'", file=sys.stderr)
             return EXIT_USAGE
         model = args.model or preset_name(loaded.config) or "none"
-        repl = Repl(loaded, store, session, model)
+        repl = Repl(loaded, store, session, model, reload=_loader(args, store=store))
         if args.resume is not None:
             print(repl.resume(model_given=args.model is not None))
         return asyncio.run(repl.run())

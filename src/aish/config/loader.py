@@ -1,8 +1,12 @@
-"""Layered loading: built-in defaults < user file < (project file) < AISH_* environment < flags.
+"""Layered loading: built-in defaults < user file < project file < AISH_* environment < flags.
 
 A bad file never stops aish: syntax errors set the file aside, invalid keys are dropped one by
 one, and every problem becomes one warning line naming the file and line (or the variable, or
 the flag). The CLI prints the warnings; nothing here prints.
+
+The project file (`.aish.toml`, see `aish.config.project`) applies only when the caller's trust
+lookup returns the sha256 of the very bytes read here; otherwise it is ignored whole, with one
+notice. The lookup is a callable because config may not import the store.
 """
 
 from __future__ import annotations
@@ -16,9 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aish.config import autodetect as zero_config
-from aish.config.layers import FileLayer, Layer, VariableLayer, dotted, leaves
+from aish.config.layers import FileLayer, Layer, dotted, leaves
 from aish.config.overrides import environment_layer, flags_layer
 from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file
+from aish.config.project import (
+    TrustLookup,
+    changed_notice,
+    digest_of,
+    find_project_file,
+    not_trusted_notice,
+)
 from aish.config.recovery import validate_layers
 from aish.config.schema import AishConfig
 from aish.config.toml_locations import KeyPath, locate_keys
@@ -40,6 +51,9 @@ class LoadedConfig:
     user_file: Path | None = None
     # True when the presets were found by probing servers and key variables.
     autodetected: bool = False
+    # The `.aish.toml` found for the cwd (trusted or not), and whether it applied.
+    project_file: Path | None = None
+    project_trusted: bool = False
 
 
 def load_config(
@@ -49,21 +63,31 @@ def load_config(
     flags: Mapping[str, object] | None = None,
     autodetect: bool = True,
     probe_timeout_s: float = 0.3,
+    cwd: Path | str | None = None,
+    trusted_digest: TrustLookup | None = None,
 ) -> LoadedConfig:
-    """Read, merge and validate every layer; never raises for a mistake in them."""
+    """Read, merge and validate every layer; never raises for a mistake in them.
+
+    `cwd`: where to look for a project `.aish.toml` (None: no project file at all).
+    `trusted_digest`: given the file's absolute path, the sha256 the user trusted for it, or
+    None; without it every project file found is untrusted and only produces its notice.
+    """
     variables: Mapping[str, str] = os.environ if env is None else env
     explicit = config_path is not None or bool(variables.get(CONFIG_PATH_VARIABLE, "").strip())
     path = Path(config_path) if config_path is not None else config_file(variables)
     file_layer, warnings, exists = read_user_file(path, explicit=explicit)
+    project = project_layers(cwd, _home(variables), trusted_digest)
+    warnings += project.warnings
 
-    named_keys = _api_key_variables(file_layer)
+    named_keys = _api_key_variables(file_layer, *project.layers)
     env_layer, env_warnings = environment_layer(variables, key_variables=named_keys)
     flag_layer, flag_warnings = flags_layer(flags or {})
     warnings += env_warnings + flag_warnings
-    layers: list[Layer] = [file_layer, *project_layers(), env_layer, flag_layer]
+    layers: list[Layer] = [file_layer, *project.layers, env_layer, flag_layer]
 
     autodetected = False
-    if autodetect and not exists and not _sets_presets(env_layer, flag_layer):
+    presets_given = _sets_presets(*project.layers, env_layer, flag_layer)
+    if autodetect and not exists and not presets_given:
         detected = zero_config.detect_presets(variables, timeout_s=probe_timeout_s)
         if detected.presets:
             table = {"models": detected.presets, "default_model": detected.default_model}
@@ -74,7 +98,8 @@ def load_config(
 
     config, problems = validate_layers(layers)
     warnings += problems
-    warnings += _inline_key_warnings(file_layer, config)
+    for layer in (file_layer, *project.layers):
+        warnings += _inline_key_warnings(layer, config)
     sources = {dotted(path): label for path, label in effective_sources(layers).items()}
     return LoadedConfig(
         config=config,
@@ -82,16 +107,62 @@ def load_config(
         sources=sources,
         user_file=path if exists else None,
         autodetected=autodetected,
+        project_file=project.path,
+        project_trusted=bool(project.layers),
     )
 
 
-def project_layers() -> list[Layer]:
-    """Trusted `.aish.toml` files from the cwd up, lowest precedence first.
+@dataclass
+class ProjectLayers:
+    """The project file found (if any), its layer when trusted, and notices about it."""
 
-    The seam for §10: project files need `:trust` (path + content hash, kept in the store)
-    before they may apply, and until that exists they are not read at all.
+    path: Path | None = None
+    layers: list[FileLayer] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def project_layers(
+    cwd: Path | str | None, home: Path | None, trusted_digest: TrustLookup | None
+) -> ProjectLayers:
+    """The nearest `.aish.toml` as a layer when the user trusted exactly its bytes.
+
+    The file is read once: the bytes hashed for the trust check are the bytes parsed, so a file
+    swapped in between cannot apply. Untrusted or changed: no layer, one notice.
     """
-    return []
+    if cwd is None:
+        return ProjectLayers()
+    found = find_project_file(cwd, home)
+    if found is None:
+        return ProjectLayers()
+    # Trust belongs to this path, not to where a symlink points: a repository cannot borrow
+    # the trust of a file elsewhere by linking to it.
+    path = Path(os.path.abspath(found))
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return ProjectLayers(path, [], [f"{path}: cannot read: {exc.strerror or exc}"])
+    try:
+        trusted = trusted_digest(path) if trusted_digest is not None else None
+    except Exception as exc:  # a broken lookup means "not trusted", never a crash
+        logging.getLogger("aish.config").exception("cannot check trust of %s", path)
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        return ProjectLayers(path, [], [f"project config {path} ignored: {reason}"])
+    if trusted is None:
+        return ProjectLayers(path, [], [not_trusted_notice(path)])
+    if trusted != digest_of(raw):
+        return ProjectLayers(path, [], [changed_notice(path)])
+    layer = FileLayer(name=f"project file {path}", display=str(path))
+    return ProjectLayers(path, [layer], parse_file(layer, raw, path))
+
+
+def _home(variables: Mapping[str, str]) -> Path | None:
+    home = variables.get("HOME", "").strip()
+    if home:
+        return Path(home)
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None
 
 
 def display_name(path: Path) -> str:
@@ -113,22 +184,28 @@ def read_user_file(path: Path, *, explicit: bool) -> tuple[FileLayer, list[str],
         return layer, ([f"{display}: no such file"] if explicit else []), False
     except OSError as exc:
         return layer, [f"{display}: cannot read: {exc.strerror or exc}"], True
+    return layer, parse_file(layer, raw, path), True
+
+
+def parse_file(layer: FileLayer, raw: bytes, path: Path) -> list[str]:
+    """Fill `layer` from a TOML file's bytes; warnings when it cannot be read as TOML."""
+    display = layer.display
     try:
         text = raw.decode("utf-8-sig")  # tolerate the BOM some editors write
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return layer, [f"{display}:{line}: syntax: not UTF-8 text"], True
+        return [f"{display}:{line}: syntax: not UTF-8 text"]
     try:
         layer.data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return layer, [_syntax_warning(display, text, exc)], True
+        return [_syntax_warning(display, text, exc)]
     except RecursionError:  # tomllib recurses per nesting level; a hostile file can nest deeply
-        return layer, [f"{display}: syntax: values nested too deeply"], True
+        return [f"{display}: syntax: values nested too deeply"]
     try:
         layer.lines = locate_keys(text)
     except Exception:  # line numbers only improve messages; a locator bug must not stop aish
         logging.getLogger("aish.config").exception("cannot locate keys in %s", path)
-    return layer, [], True
+    return []
 
 
 def _syntax_warning(display: str, text: str, exc: tomllib.TOMLDecodeError) -> str:
@@ -140,18 +217,20 @@ def _syntax_warning(display: str, text: str, exc: tomllib.TOMLDecodeError) -> st
     return f"{display}:{line}: syntax: {message[: match.start()]}"
 
 
-def _api_key_variables(layer: FileLayer) -> set[str]:
-    presets = layer.data.get("models")
-    if not isinstance(presets, dict):
-        return set()
-    return {
-        table["api_key_env"]
-        for table in presets.values()
-        if isinstance(table, dict) and isinstance(table.get("api_key_env"), str)
-    }
+def _api_key_variables(*layers: FileLayer) -> set[str]:
+    named: set[str] = set()
+    for layer in layers:
+        presets = layer.data.get("models")
+        if isinstance(presets, dict):
+            named |= {
+                table["api_key_env"]
+                for table in presets.values()
+                if isinstance(table, dict) and isinstance(table.get("api_key_env"), str)
+            }
+    return named
 
 
-def _sets_presets(*layers: VariableLayer) -> bool:
+def _sets_presets(*layers: Layer) -> bool:
     return any(layer.data.get("models") for layer in layers)
 
 

@@ -1,6 +1,6 @@
 """`Store`: the one object the rest of aish holds, a facade over the store's modules.
 
-Each area (sessions, memory, the usage ledger; trust in a later issue) lives in its own
+Each area (sessions, memory, the usage ledger, project trust) lives in its own
 module as functions over a `Database`, and `Store` exposes them as methods.
 """
 
@@ -11,11 +11,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from aish.store import memory, memory_file, sessions, usage
+from aish.store import memory, memory_file, sessions, trust, usage
 from aish.store.database import Database, default_store_path
 from aish.store.memory import ForgetOutcome, MemoryItem
 from aish.store.memory_file import ImportReport, MemoryFile
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
+from aish.store.trust import TrustRecord
 from aish.store.usage import UsageRow, UsageTotals
 
 
@@ -156,3 +157,24 @@ class Store:
     def session_cost(self, session_id: int) -> float:
         """The dollars of a session's calls whose cost is known."""
         return usage.session_cost(self.db, session_id)
+
+    # project trust
+
+    def trust_project(self, path: Path | str, digest: str) -> None:
+        """Record that the user trusts the project file at `path` with this sha256 (hex).
+
+        Trusting again replaces the digest; ValueError for something that is not a sha256.
+        """
+        trust.trust_project(self.db, path, digest)
+
+    def revoke_project(self, path: Path | str) -> bool:
+        """Forget the trust in `path`; False when it was not trusted."""
+        return trust.revoke_project(self.db, path)
+
+    def project_trust(self, path: Path | str) -> str | None:
+        """The digest the user trusted for `path`, or None when it was never trusted."""
+        return trust.project_trust(self.db, path)
+
+    def trusted_projects(self) -> list[TrustRecord]:
+        """Every trusted project file, by path."""
+        return trust.trusted_projects(self.db)

@@ -114,4 +114,19 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             "CREATE INDEX usage_by_ts ON usage (ts)",
         ),
     ),
+    Migration(
+        "project trust",
+        (
+            # One row per trusted `.aish.toml`: its absolute path and the sha256 of the bytes
+            # the user agreed to. A file whose bytes hash differently is not trusted, so an
+            # edit (or a `git pull`) needs `:trust` again. Revoking deletes the row.
+            """
+            CREATE TABLE project_trust (
+                path        TEXT PRIMARY KEY,
+                digest      TEXT NOT NULL CHECK (length(digest) = 64),
+                trusted_at  REAL NOT NULL
+            )
+            """,
+        ),
+    ),
 )

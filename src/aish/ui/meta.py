@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from aish.conversation.context import Conversation
 from aish.ui.cost_meta import cost, secrets
 from aish.ui.memory_meta import memory, remember
+from aish.ui.trust_meta import config_command, trust
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -341,6 +342,15 @@ COMMANDS: dict[str, MetaCommand] = {
             "cost", "cost [detail|limit <usd>]", "what this session's model calls cost", cost
         ),
         MetaCommand("secrets", "secrets", "the secret placeholders in use (never values)", secrets),
+        MetaCommand(
+            "trust",
+            "trust [--revoke [path]]",
+            "trust this project's .aish.toml, or take it back",
+            trust,
+        ),
+        MetaCommand(
+            "config", "config [prefix]", "every config value and where it came from", config_command
+        ),
         MetaCommand(
             "mcp",
             "mcp [tools [server]|restart <server>]",

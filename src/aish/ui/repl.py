@@ -50,9 +50,17 @@ class Repl:
     """One interactive session. Implements the `ReplContext` that meta commands use."""
 
     def __init__(
-        self, loaded: LoadedConfig, store: Store, session: SessionInfo, model: str
+        self,
+        loaded: LoadedConfig,
+        store: Store,
+        session: SessionInfo,
+        model: str,
+        *,
+        reload: Callable[[str], LoadedConfig] | None = None,
     ) -> None:
         self._loaded = loaded
+        # Loads the config again for a cwd (the project file there, trusted or not).
+        self._reload = reload
         self._store = store
         self._session = session
         self._model = model
@@ -504,6 +512,35 @@ class Repl:
         known = self._known_with_shell() if self._known else KnownCommands.from_system()
         route = route_line(text, known)
         return f"{route.target}: {route.reason}"
+
+    # ---- project config (`:trust`, `:config`) ------------------------------------------------
+
+    def trust_store(self) -> Store:
+        return self._store
+
+    def loaded_config(self) -> LoadedConfig:
+        return self._loaded
+
+    def reload_config(self) -> str:
+        """Load the config again (a project file just trusted or revoked applies now) and
+        rebuild what was made from it; the new notices, one per line."""
+        if self._reload is None:
+            return "aish: the config cannot be reloaded here"
+        old = self._loaded.config
+        loaded = self._reload(self.shell_cwd())
+        config = loaded.config
+        self._loaded = loaded
+        self._policy = gate.Policy.from_config(config, "interactive")
+        self._norris_policy = gate.Policy.from_config(config, "norris")
+        self._second_opinion = SecondOpinion.from_config(config, os.environ)
+        self._models = ReplModels(config, status=self._view.status, log=self._log)
+        self._spending.limit = config.cost.stop_at_dollars
+        lines = [f"aish: {warning}" for warning in loaded.warnings]
+        if config.mcp != old.mcp:
+            lines.append("aish: MCP server changes apply when aish starts again")
+        if self._model not in config.models and config.models:
+            lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+        return "\n".join(lines)
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
         return self._store.usage_totals(self._session.id, by=by)

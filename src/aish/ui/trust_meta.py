@@ -1,0 +1,95 @@
+"""`:trust` and `:config`: consenting to a project `.aish.toml`, and where each value came from.
+
+`:trust` shows every key the project file of the shell's directory sets (sensitive ones marked
+`!`), records its path and sha256 in the store and reloads the config so it applies at once;
+`:trust --revoke [path]` takes that back. `:config [prefix]` lists every value of the effective
+config with its source.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from aish.config.project import PROJECT_FILE_NAME, find_project_file
+
+if TYPE_CHECKING:
+    from aish.config import LoadedConfig
+    from aish.store import Store
+    from aish.ui.meta import ReplContext
+
+TRUST_USAGE = "usage: :trust, or :trust --revoke [path]"
+NO_PROJECT_FILE = f"no {PROJECT_FILE_NAME} here or above (up to the git root or home)"
+
+
+@runtime_checkable
+class TrustsProjects(Protocol):
+    """A REPL with a store and a config it can load again."""
+
+    def trust_store(self) -> Store: ...
+
+    def loaded_config(self) -> LoadedConfig: ...
+
+    def reload_config(self) -> str:
+        """Load the config again for `shell_cwd()` (with the store's trust lookup) and start
+        using it; return what to tell the user about it (warnings, one per line), or ""."""
+        ...
+
+
+def project_here(repl: ReplContext) -> Path | None:
+    """The project file that applies to the shell's current directory."""
+    home = os.environ.get("HOME") or None
+    return find_project_file(repl.shell_cwd(), home)
+
+
+async def trust(repl: ReplContext, args: str) -> None:
+    from aish.ui.project_trust import revoke_file, trust_file
+
+    if not isinstance(repl, TrustsProjects):
+        repl.say("project trust is not available here")
+        return
+    verb, _, rest = args.strip().partition(" ")
+    if verb not in ("", "--revoke") or (not verb and rest):
+        repl.say(TRUST_USAGE)
+        return
+    if rest.strip():
+        path: Path | None = Path(repl.shell_cwd(), os.path.expanduser(rest.strip()))
+        if path is not None and path.is_dir():
+            path = path / PROJECT_FILE_NAME
+    else:
+        path = project_here(repl)
+    if path is None:
+        repl.say(NO_PROJECT_FILE)
+        return
+    store = repl.trust_store()
+    outcome = revoke_file(store, path) if verb else trust_file(store, path)
+    repl.say("\n".join(outcome.lines))
+    if outcome.changed:
+        repl.say(_reload(repl, Path(os.path.abspath(path)), trusted=not verb))
+
+
+def _reload(repl: TrustsProjects, path: Path, *, trusted: bool) -> str:
+    notes = repl.reload_config()
+    loaded = repl.loaded_config()
+    applies = loaded.project_trusted and loaded.project_file == path
+    if trusted:
+        result = "config reloaded: it applies now" if applies else "config reloaded"
+    else:
+        result = "config reloaded without it"
+    return "\n".join(line for line in (notes, result) if line)
+
+
+async def config_command(repl: ReplContext, args: str) -> None:
+    from aish.config.sources import PRECEDENCE, config_sources_lines, project_line
+
+    if not isinstance(repl, TrustsProjects):
+        repl.say("the config is not available here")
+        return
+    loaded = repl.loaded_config()
+    prefix = args.strip()
+    lines = [line for line in config_sources_lines(loaded) if not prefix or line.startswith(prefix)]
+    if not lines:
+        repl.say(f"no config key starts with {prefix}")
+        return
+    repl.say("\n".join([f"config ({PRECEDENCE}):", project_line(loaded), *lines]))
