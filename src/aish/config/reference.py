@@ -1,0 +1,469 @@
+"""The config reference (`docs/config.md`), generated from the pydantic models of the schema.
+
+`render_reference()` walks `AishConfig` and every model nested in it (`ModelPreset`, `Price`,
+`McpServer`, …) and writes one entry per key path — `models.<name>.endpoint`,
+`routing.classes` — with its type, its default and a description. The descriptions live in
+`DESCRIPTIONS` below, keyed by key path; a test fails when a key of the schema has none (or a
+description names a key that no longer exists), and when `docs/config.md` is not the output of
+this module. After changing the schema or a description:
+
+    python -m aish.config.reference > docs/config.md
+
+Pure: nothing here reads or writes files; `main()` only prints.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from aish.config.schema import AishConfig
+
+__all__ = ["DESCRIPTIONS", "Entry", "entries", "key_paths", "main", "render_reference"]
+
+# One description per key path. `<name>` stands for a name the user chooses (a preset, a
+# server). Sections (`norris`) and tables (`models.<name>.price`) are key paths too.
+DESCRIPTIONS: dict[str, str] = {
+    # ---- top level ------------------------------------------------------------------------
+    "default_model": (
+        "The preset the prompt starts with and `aish ask` uses. Unset: the first preset. "
+        "Must name a preset under `models`. Also `--model`/`-m` on the command line."
+    ),
+    "models": (
+        "Model presets, one table each: `[models.fast]`, `[models.cloud]`. The name is what "
+        "`:model <name>`, `--model <name>` and other keys (`safety.llm_model`, "
+        "`routing.classes`, …) refer to. Without any preset and without a config file, aish "
+        "builds presets from the local servers and API keys it finds."
+    ),
+    # ---- models.<name> --------------------------------------------------------------------
+    "models.<name>": "One model: where it lives, which protocol it speaks, how to talk to it.",
+    "models.<name>.endpoint": (
+        'Base URL of the API, `http://` or `https://`, no query: `"http://127.0.0.1:8080/v1"` '
+        '(llama-server), `"http://127.0.0.1:11434/v1"` (Ollama), '
+        '`"https://openrouter.ai/api/v1"`, `"https://api.anthropic.com"`. '
+        "A trailing `/` is dropped."
+    ),
+    "models.<name>.model": 'The model name sent to the server: `"qwen2.5-coder-7b"`.',
+    "models.<name>.api": (
+        '`"openai"`: the OpenAI-compatible chat-completions API (llama-server, Ollama, vLLM, '
+        'LM Studio, OpenRouter, OpenAI). `"anthropic"`: Anthropic\'s native Messages API.'
+    ),
+    "models.<name>.api_key_env": (
+        'The NAME of the environment variable holding the API key (`"OPENROUTER_API_KEY"`), '
+        "read when a request is made. Unset for servers that need no key. A value that is not "
+        "a variable name (a pasted key) is refused."
+    ),
+    "models.<name>.api_key": (
+        "The key itself, written in the file. Works, with a warning: prefer `api_key_env`. "
+        "Ignored when `api_key_env` is set."
+    ),
+    "models.<name>.timeout_s": (
+        "Idle timeout: the longest silence tolerated between two bytes of a reply, in seconds."
+    ),
+    "models.<name>.connect_timeout_s": "Seconds allowed to connect to the endpoint.",
+    "models.<name>.max_tokens": "Cap on the tokens of one reply. Unset: the server decides.",
+    "models.<name>.temperature": "Sampling temperature. Unset: the server decides.",
+    "models.<name>.price": (
+        "Dollars per million tokens, for the cost ledger: "
+        "`price = { input = 3.0, output = 15.0, cached_input = 0.3 }`. Unset: the provider's "
+        "reported cost, else free for a local endpoint, else the bundled price table "
+        "(see cost.md)."
+    ),
+    "models.<name>.price.input": (
+        "$ per million prompt tokens. Unset: taken from the price table (free on a local endpoint)."
+    ),
+    "models.<name>.price.output": (
+        "$ per million completion tokens. Unset: taken from the price table (free on a local "
+        "endpoint)."
+    ),
+    "models.<name>.price.cached_input": (
+        "$ per million cached prompt tokens. Unset: the table's cached rate, else the input rate."
+    ),
+    "models.<name>.secrets": (
+        '`"scrub"`: secrets in everything sent are replaced by `AISH_SECRET_<TYPE>_<n>` '
+        'placeholders (see secrets.md). `"off"`: sent as they are. Unset: `"off"` for '
+        '`127.0.0.1`, `::1` and `localhost`, `"scrub"` for any other endpoint.'
+    ),
+    "models.<name>.tools": (
+        "Offer MCP tools to this model. `false` for small local models that mangle tool calls."
+    ),
+    "models.<name>.max_retries": (
+        "Retries of a failed request (408, 429, 5xx, connection errors), only before any "
+        "output was shown."
+    ),
+    # ---- safety ---------------------------------------------------------------------------
+    "safety": "The gate every command and tool call passes (see safety.md).",
+    "safety.llm_second_opinion": (
+        "Ask a model YES/NO about an action the rules judge `unknown`, where the answer "
+        "decides: in Norris and `aish goal` (NO runs it, anything else halts) and for tool "
+        "calls `auto_approve` covers. `false`: such actions halt or ask. Chat asks you about "
+        "every `CMD:` line anyway."
+    ),
+    "safety.llm_model": (
+        "The preset asked for the second opinion. When no preset has this name, the active "
+        "model is asked."
+    ),
+    "safety.destructive": (
+        'Globs of commands you consider destructive: `["make deploy*", "terraform apply*"]`. '
+        "Matched against each command after unwrapping, its words joined by spaces."
+    ),
+    "safety.allow": (
+        'Globs of commands you vouch for: `["make test", "pytest*"]`. They lift `unknown` to '
+        "`safe`, never a built-in destructive rule."
+    ),
+    "safety.confirm_cmd": (
+        "`false`: `CMD:` lines proven read-only (`safe`) run without asking. Others always ask."
+    ),
+    # ---- norris ---------------------------------------------------------------------------
+    "norris": "Bounds and models of Norris, the autonomous mode (see norris.md).",
+    "norris.max_norris_steps": "Steps per run (one step: one model reply and its actions).",
+    "norris.wall_clock_s": (
+        "Seconds per run. Time spent answering a HALT does not count. Unset: no limit."
+    ),
+    "norris.cost_cap_dollars": (
+        "Dollars per run, priced as the cost ledger prices each call. Unset: no limit."
+    ),
+    "norris.token_cap": ("Prompt + completion tokens of every call in a run. Unset: no limit."),
+    "norris.command_timeout_s": (
+        "Seconds per command: it is interrupted, then killed, and the run goes on."
+    ),
+    "norris.skip_budget": "Actions skipped in a row (at a HALT) that end the run.",
+    "norris.preplanner": (
+        "A preset asked once, at the start, to split the goal into `TASK:` lines. "
+        "Unset: no plan, the executor works on the goal directly."
+    ),
+    "norris.executor": "The preset that runs the steps. Unset: the active model.",
+    "norris.tasks_max": "Most tasks taken from a plan; more are cut, with a notice.",
+    "norris.preplan_system": (
+        "Instructions for the preplanner, replacing the built-in ones; `{tasks_max}` is "
+        "replaced by `norris.tasks_max`."
+    ),
+    # ---- memory ---------------------------------------------------------------------------
+    "memory": "What aish remembers across sessions (see memory.md).",
+    "memory.inject_max_chars": (
+        "Characters of remembered items (most recent first) the model gets in its "
+        "`[background]` block. `0`: none."
+    ),
+    "memory.prune_older_than_days": (
+        "Forget items older than this many days when aish starts. Unset: keep everything."
+    ),
+    "memory.summarizer_model": (
+        "The preset `:memory summarize` asks. Unset: a preset named `fast`, else the active model."
+    ),
+    # ---- routing --------------------------------------------------------------------------
+    "routing": "Choosing a preset per question, and the cloud fallback (see routing.md).",
+    "routing.auto": (
+        "Classify each question (`code`, `reasoning`, `default`) and send it to the preset "
+        "`routing.classes` names. `:route on|off` changes it for the session."
+    ),
+    "routing.classes": (
+        'Class → preset: `{ code = "deep", reasoning = "cloud" }`. A class without an entry '
+        "stays on your model."
+    ),
+    "routing.cloud_fallback": (
+        "Retry once on `routing.fallback_model` when a request fails before anything was shown "
+        "(cannot connect, timeout, 5xx, 408, model not found). `:fallback on|off` for the "
+        "session."
+    ),
+    "routing.fallback_model": "The preset the cloud fallback retries on.",
+    # ---- context --------------------------------------------------------------------------
+    "context": "How much conversation the model gets (see routing.md, the context budget).",
+    "context.max_turns": (
+        "Exchanges kept; older ones are evicted whole, down to three quarters of this."
+    ),
+    "context.token_budget": (
+        "Tokens one request aims to stay under; `:tokens` shows where you are."
+    ),
+    "context.summarize_on_evict": (
+        "Summarise evicted exchanges into one rolling summary instead of forgetting them."
+    ),
+    "context.summarizer_model": (
+        "The preset that writes that summary. Unset: a preset named `fast`, else the active model."
+    ),
+    "context.max_summary_chars": "Longest rolling summary; a longer one is summarised again.",
+    "context.output_max_lines": (
+        "Lines of one command's output the model gets (head and tail, with an omission marker); "
+        "also bounds piped input to `aish ask`."
+    ),
+    "context.output_max_bytes": "Bytes of one command's output the model gets (head and tail).",
+    # ---- cost -----------------------------------------------------------------------------
+    "cost": "Spending limits for one session (see cost.md).",
+    "cost.warn_at_dollars": (
+        "Warn once as the session's known cost passes each amount. One number or a list: "
+        "`[0.5, 2.0]`."
+    ),
+    "cost.stop_at_dollars": (
+        "Refuse further paid calls in the session once its known cost reaches this. "
+        "`:cost limit <usd>` raises it for the session. Unset: no limit."
+    ),
+    # ---- mcp ------------------------------------------------------------------------------
+    "mcp": "MCP tool servers (see mcp.md).",
+    "mcp.servers": (
+        "Servers, one table each: `[mcp.servers.time]`. Tools reach the model as "
+        "`<server>__<tool>`."
+    ),
+    "mcp.servers.<name>": (
+        "One server: set exactly one of `command` (stdio) or `url` (Streamable HTTP). "
+        "`${VAR}` and `${VAR:-default}` are expanded from the environment in `command`, `args`, "
+        "`env`, `cwd`, `url` and `headers`."
+    ),
+    "mcp.servers.<name>.command": (
+        'The program of a stdio server: `"uvx"`, `"npx"`. `~` is expanded.'
+    ),
+    "mcp.servers.<name>.args": 'Its arguments: `["mcp-server-time", "--local-timezone=UTC"]`.',
+    "mcp.servers.<name>.env": (
+        "Variables added to your environment, which a stdio server inherits whole."
+    ),
+    "mcp.servers.<name>.cwd": "Directory a stdio server starts in. `~` is expanded.",
+    "mcp.servers.<name>.url": 'URL of a Streamable HTTP server: `"https://example.com/mcp"`.',
+    "mcp.servers.<name>.headers": (
+        'HTTP headers sent to it: `{ Authorization = "Bearer ${DOCS_TOKEN}" }`.'
+    ),
+    "mcp.servers.<name>.timeout_s": (
+        "Seconds for each call, and for each step of starting (spawn, handshake, tool list)."
+    ),
+    "mcp.servers.<name>.trusted": (
+        "Believe the server's `readOnlyHint`/`destructiveHint` annotations. Untrusted: every "
+        "tool counts as destructive."
+    ),
+    "mcp.servers.<name>.auto_approve": (
+        'Globs of tool names (`["get_*"]`) that skip the confirm prompt when the gate raises no '
+        "flag; never for a destructive call."
+    ),
+    "mcp.import": (
+        "JSON files in the common `mcpServers` shape (Claude, Cursor, Gemini CLI, VS Code's "
+        '`servers`): `["~/.cursor/mcp.json"]`. Relative paths start at the folder of '
+        "config.toml. A server declared under `mcp.servers` wins over an imported one."
+    ),
+    "mcp.max_tool_calls": (
+        "Tool calls the model may make while answering one request; then it must answer in text."
+    ),
+    # ---- ui -------------------------------------------------------------------------------
+    "ui": "The terminal.",
+    "ui.show_reasoning": (
+        'Reasoning ("thinking") text of models that send it: `"dim"` shows it dimmed, '
+        '`"hide"` does not show it.'
+    ),
+    "ui.shell": (
+        'The shell commands run in: `"bash"` or `"zsh"`. Unset: `$SHELL` when it is bash or '
+        "zsh, else bash."
+    ),
+    "ui.edit_mode": 'Line editing keys: `"emacs"` or `"vi"`.',
+}
+
+_HEADER = """\
+# Configuration reference
+
+<!-- Generated by `python -m aish.config.reference > docs/config.md`; do not edit by hand. -->
+
+Every key aish reads from `~/.config/aish/config.toml` (`$XDG_CONFIG_HOME/aish/config.toml`;
+`AISH_CONFIG=<path>` or `--config <path>` name another file). Every key is optional except a
+preset's `endpoint` and `model`. `aish init` writes a commented example with every section.
+
+Layers, lowest first: these defaults, the file, `AISH_*` environment variables, command-line
+flags. In a variable's name `__` goes one table deeper and the rest is lower-cased:
+`AISH_DEFAULT_MODEL=cloud`, `AISH_ROUTING__AUTO=true`, `AISH_MODELS__FAST__TIMEOUT_S=120`.
+Values are read as TOML (`true`, `5`, `[1, 2]`), else as text.
+
+An unknown key or a bad value is one warning naming the file and line
+(`config.toml:12: key norris.max_norris_steps: …`); that key is dropped and the rest still
+applies. `aish doctor` shows which layer each key came from.
+
+`<name>` is a name you choose (a preset, a server). "unset" means the key is absent: TOML has
+no null, so leave the key out to get it.
+"""
+
+_WRAP = 100
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One key path of the config: `norris.wall_clock_s`, its type, default and description."""
+
+    path: str
+    type: str
+    default: str
+    # A table of its own whose keys follow as entries (a section, a preset, a price).
+    table: bool
+
+
+def entries() -> list[Entry]:
+    """Every key path of `AishConfig`, depth first in the order the models declare them."""
+    return list(_walk(AishConfig, ""))
+
+
+def key_paths() -> list[str]:
+    """The key paths that need a description."""
+    return [entry.path for entry in entries()]
+
+
+def render_reference() -> str:
+    """The markdown of `docs/config.md`."""
+    out = [_HEADER]
+    top_level_said = False
+    for entry in entries():
+        depth = entry.path.count(".")
+        if entry.table:
+            heading = "#" * min(depth + 2, 4)
+            out.append(f"\n{heading} `[{entry.path}]`\n\n{_wrap(_describe(entry.path))}\n")
+            continue
+        if depth == 0 and not top_level_said:
+            out.append("\n## Top-level keys\n\nKeys outside any table.\n")
+            top_level_said = True
+        head = f"- `{entry.path}` — {entry.type}; default {entry.default}."
+        body = _wrap(_describe(entry.path), indent="  ")
+        out.append(f"\n{_wrap(head, rest='  ')}\n{body}\n")
+    return "".join(out)
+
+
+def main() -> int:
+    print(render_reference(), end="")
+    return 0
+
+
+def _describe(path: str) -> str:
+    return DESCRIPTIONS.get(path, "(undocumented)")
+
+
+def _wrap(text: str, indent: str = "", rest: str | None = None) -> str:
+    return textwrap.fill(
+        text,
+        width=_WRAP,
+        initial_indent=indent,
+        subsequent_indent=indent if rest is None else rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def _walk(model: type[BaseModel], prefix: str) -> Iterator[Entry]:
+    # Plain keys first, then tables: in the rendered text a key after a table would read as
+    # one of the table's keys, as it does in TOML.
+    fields = sorted(model.model_fields.items(), key=lambda item: _is_table(item[1]))
+    for name, field in fields:
+        key = field.alias or name
+        path = f"{prefix}{key}"
+        annotation = _without_none(field.annotation)
+        optional = annotation is not field.annotation
+        if _is_model(annotation):
+            yield Entry(path, "table", _default_text(field, optional), table=True)
+            yield from _walk(annotation, f"{path}.")
+        elif get_origin(annotation) is dict and _is_model(get_args(annotation)[1]):
+            yield Entry(path, "table of tables", "none", table=True)
+            inner = get_args(annotation)[1]
+            yield Entry(f"{path}.<name>", "table", "none", table=True)
+            yield from _walk(inner, f"{path}.<name>.")
+        else:
+            kind = _type_text(annotation) + _bounds(field.metadata)
+            if optional:
+                kind += ", or unset"
+            yield Entry(path, kind, _default_text(field, optional), table=False)
+
+
+def _is_table(field: FieldInfo) -> bool:
+    annotation = _without_none(field.annotation)
+    if get_origin(annotation) is dict:
+        return _is_model(get_args(annotation)[1])
+    return _is_model(annotation)
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _without_none(annotation: Any) -> Any:
+    """`X | None` → `X`; anything else as it is."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        rest = [arg for arg in get_args(annotation) if arg is not type(None)]
+        if len(rest) == 1:
+            return rest[0]
+    return annotation
+
+
+_SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _type_text(annotation: Any) -> str:
+    origin = get_origin(annotation)
+    if annotation in _SCALARS:
+        return _SCALARS[annotation]
+    if origin is Literal:
+        values = [f'`"{value}"`' for value in get_args(annotation)]
+        return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+    if origin is Annotated:
+        inner, *extras = get_args(annotation)
+        metadata = [m for extra in extras if isinstance(extra, FieldInfo) for m in extra.metadata]
+        return _type_text(inner) + _bounds(metadata)
+    if origin is list:
+        return f"list of {_plural(_type_text(get_args(annotation)[0]))}"
+    if origin is dict:
+        key, value = get_args(annotation)
+        return f"table of {_type_text(key)} → {_type_text(value)}"
+    if origin in (Union, types.UnionType):
+        return " or ".join(_type_text(arg) for arg in get_args(annotation))
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _plural(text: str) -> str:
+    word, _, rest = text.partition(" ")
+    if word in _SCALARS.values():
+        return f"{word}s" + (f" {rest}" if rest else "")
+    return text
+
+
+def _bounds(metadata: list[Any]) -> str:
+    """` ≥ 1`, ` > 0`, ` from 0 to 2` from pydantic's annotated-types constraints."""
+    found: dict[str, Any] = {}
+    for item in metadata:
+        for attribute in ("ge", "gt", "le", "lt", "min_length"):
+            value = getattr(item, attribute, None)
+            if value is not None:
+                found[attribute] = value
+    if "ge" in found and "le" in found:
+        return f" from {found['ge']} to {found['le']}"
+    symbols = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
+    parts = [f"{symbols[name]} {value}" for name, value in found.items() if name in symbols]
+    if found.get("min_length") == 1:
+        parts.append("not empty")  # read as "string, not empty"
+    if not parts:
+        return ""
+    return (", " if parts == ["not empty"] else " ") + ", ".join(parts)
+
+
+def _default_text(field: FieldInfo, optional: bool) -> str:
+    if field.is_required():
+        return "none (required)"
+    value = field.get_default(call_default_factory=True)
+    if value is None or value is PydanticUndefined:
+        return "unset"
+    if isinstance(value, BaseModel):
+        return "the defaults below"
+    return f"`{_toml(value)}`"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{key} = {_toml(item)}" for key, item in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    return str(value)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
