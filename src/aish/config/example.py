@@ -95,6 +95,8 @@ summarize_on_evict = false   # summarise evicted exchanges instead of forgetting
 max_summary_chars = 2000
 output_max_lines = 200       # of one command's output shown to the model (head + tail)
 output_max_bytes = 16384
+project_max_files = 200      # :context — files of the project tree listed (the rest counted)
+project_max_depth = 4        # :context — deeper folders are shown collapsed
 
 # ---- cost ---------------------------------------------------------------------------------
 [cost]

@@ -193,6 +193,12 @@ DESCRIPTIONS: dict[str, str] = {
         "also bounds piped input to `aish ask`."
     ),
     "context.output_max_bytes": "Bytes of one command's output the model gets (head and tail).",
+    "context.project_max_files": (
+        "`:context`: files of the project tree shown; the rest are counted, not listed."
+    ),
+    "context.project_max_depth": (
+        "`:context`: folders deeper than this are shown collapsed, with their file count."
+    ),
     # ---- cost -----------------------------------------------------------------------------
     "cost": "Spending limits for one session (see cost.md).",
     "cost.warn_at_dollars": (

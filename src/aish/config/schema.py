@@ -109,6 +109,9 @@ class ContextConfig(BaseModel):
     # How much of one command's output the model gets (head + tail, with an omission marker).
     output_max_lines: int = Field(default=200, gt=0)
     output_max_bytes: int = Field(default=16384, gt=0)
+    # `:context`: how much of the project's file tree the summary shows.
+    project_max_files: int = Field(default=200, gt=0)
+    project_max_depth: int = Field(default=4, gt=0)
 
 
 class CostConfig(BaseModel):

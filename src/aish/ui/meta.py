@@ -97,6 +97,13 @@ class ChoosesModels(Protocol):
     async def tokens_line(self) -> str: ...
 
 
+@runtime_checkable
+class AttachesContext(Protocol):
+    """A REPL that can attach the project summary to the next question."""
+
+    async def attach_project_context(self) -> str: ...
+
+
 Handler = Callable[[ReplContext, str], Awaitable[None]]
 
 
@@ -189,6 +196,13 @@ async def _route(repl: ReplContext, args: str) -> None:
         repl.say(models.route_command(verb))
     else:
         repl.say(_ROUTE_USAGE if models is not None else "usage: :route check <text>")
+
+
+async def _context(repl: ReplContext, args: str) -> None:
+    if isinstance(repl, AttachesContext):
+        repl.say(await repl.attach_project_context())
+    else:
+        repl.say("project context is not available here")
 
 
 async def _fallback(repl: ReplContext, args: str) -> None:
@@ -342,6 +356,12 @@ COMMANDS: dict[str, MetaCommand] = {
             "cost", "cost [detail|limit <usd>]", "what this session's model calls cost", cost
         ),
         MetaCommand("secrets", "secrets", "the secret placeholders in use (never values)", secrets),
+        MetaCommand(
+            "context",
+            "context",
+            "attach a summary of this project (git, files, manifests) to the next question",
+            _context,
+        ),
         MetaCommand(
             "trust",
             "trust [--revoke [path]]",

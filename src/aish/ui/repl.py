@@ -513,7 +513,22 @@ class Repl:
         route = route_line(text, known)
         return f"{route.target}: {route.reason}"
 
-    # ---- project config (`:trust`, `:config`) ------------------------------------------------
+    # ---- project awareness (`:context`, `:trust`, `:config`) ---------------------------------
+
+    async def attach_project_context(self) -> str:
+        """The project summary, told with the next question (and logged, so a resumed
+        session still has it pending)."""
+        from aish.agent.project_summary import SummaryLimits, project_summary
+
+        context = self._loaded.config.context
+        limits = SummaryLimits(
+            max_files=context.project_max_files, max_depth=context.project_max_depth
+        )
+        block = await project_summary(self.shell_cwd(), limits)
+        self.conversation.note(block)
+        self._log("note", {"text": block})
+        root = block.splitlines()[1] if block.count("\n") else block
+        return f"attached to your next question: {root} ({len(block):,} characters)"
 
     def trust_store(self) -> Store:
         return self._store
