@@ -1,7 +1,8 @@
 """How `aish ask` shows an answer: streamed text on stdout, proposed commands at the end.
 
-Three forms: a terminal (reasoning dimmed on stderr, commands highlighted), plain text when
-output is piped or `NO_COLOR` is set, and `--json` (one JSON object per event and line).
+Three forms: a terminal (markdown rendered as it streams, reasoning dimmed on stderr, commands
+highlighted), plain text when output is piped or `NO_COLOR` is set, and `--json` (one JSON
+object per event and line).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from aish.ui.markdown_stream import MarkdownStream
 
 # Backoffs (0.5 s, 1 s with the default two retries) pass quietly; a long wait, such as a
 # server's Retry-After, is worth a line.
@@ -69,6 +72,7 @@ class AskPrinter:
         self._reasoning_open = False
         self._commands_shown = 0
         self._err_console: Console | None = None
+        self._markdown: MarkdownStream | None = None
         # Told about every model call's usage (for the ledger); None: nobody.
         self.on_usage: Callable[[UsageRecorded], None] | None = None
 
@@ -79,9 +83,17 @@ class AskPrinter:
             self._render_json(event)
         elif isinstance(event, AssistantDelta):
             self._close_reasoning()
+            self._wrote_text = True
+            if self._color:
+                if self._markdown is None:
+                    from aish.ui.markdown_stream import MarkdownStream  # imports rich
+
+                    self._markdown = MarkdownStream(self._out)
+                self._markdown.feed(visible(event.text))
+                self._ends_with_newline = self._markdown.ends_with_newline
+                return
             self._out.write(self._shown(event.text))
             self._out.flush()
-            self._wrote_text = True
             self._ends_with_newline = event.text.endswith("\n")
         elif isinstance(event, AssistantReasoning):
             self._reasoning(event.text)
@@ -103,15 +115,23 @@ class AskPrinter:
 
     def close(self) -> None:
         """End the answer's last line and any open reasoning block."""
+        self._finish_markdown()
         self._close_reasoning()
         if not self._json and not self._ends_with_newline:
             self._out.write("\n")
             self._ends_with_newline = True
         self._out.flush()
 
+    def _finish_markdown(self) -> None:
+        # The block in progress is redrawn in place: stderr must not write below it first.
+        if self._markdown is not None and self._markdown.live:
+            self._markdown.finish()
+            self._ends_with_newline = True
+
     def _reasoning(self, text: str) -> None:
         if not self._show_reasoning:
             return
+        self._finish_markdown()
         # Reasoning goes to stderr so a piped answer stays clean.
         self._reasoning_open = True
         if self._color:
@@ -148,6 +168,7 @@ class AskPrinter:
         console.print(Syntax(command, "bash", theme="ansi_dark", background_color="default"))
 
     def _status(self, text: str) -> None:
+        self._finish_markdown()
         self._err.write(f"[aish] {text}\n")
         self._err.flush()
 

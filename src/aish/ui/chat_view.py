@@ -38,9 +38,13 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from rich.console import Console
 
+    from aish.agent.diffs import ProposedDiff
+    from aish.ui.markdown_stream import MarkdownStream
+
 _A = TypeVar("_A", bound=str)
 
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
+_APPLY_KEYS = {"a": "apply", "n": "no"}
 
 _CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe{view} "
 # With secret placeholders in the command: [v]iew shows it with the values it would run with.
@@ -57,6 +61,7 @@ class ChatView:
         self._color = color
         self._show_reasoning = show_reasoning
         self._splitter = CmdLineSplitter()
+        self._markdown_cache: MarkdownStream | None = None  # the reply rendered, in colour
         self._ends_with_newline = True
         self._reasoning_open = False
         self._reply_text_shown = False
@@ -71,13 +76,19 @@ class ChatView:
         if isinstance(event, AssistantDelta):
             self._close_reasoning()
             self._reply_text_shown = True
-            for piece in self._splitter.feed(visible(event.text)):
-                self._write(piece.text, command=piece.is_command_line)
+            if self._color:
+                markdown = self._markdown()
+                markdown.feed(visible(event.text))
+                self._ends_with_newline = markdown.ends_with_newline
+            else:
+                for piece in self._splitter.feed(visible(event.text)):
+                    self._write(piece.text, command=piece.is_command_line)
         elif isinstance(event, AssistantReasoning):
             if self._show_reasoning:
                 self._reasoning_open = True
                 self._write(visible(event.text), style="dim")
         elif isinstance(event, ReplyFinished):
+            self._finish_markdown(reply_ended=True)
             for piece in self._splitter.flush():
                 self._write(piece.text, command=piece.is_command_line)
             self.end_line()
@@ -117,9 +128,24 @@ class ChatView:
             if not self._ends_with_newline:
                 self._write("\n")
 
+    def _markdown(self) -> MarkdownStream:
+        if self._markdown_cache is None:
+            from aish.ui.markdown_stream import MarkdownStream  # imports rich
+
+            self._markdown_cache = MarkdownStream(self._out)
+        return self._markdown_cache
+
+    def _finish_markdown(self, *, reply_ended: bool = False) -> None:
+        """Render what the reply left in progress: it ended, or other output comes first."""
+        markdown = self._markdown_cache
+        if markdown is not None and (reply_ended or markdown.live):
+            markdown.finish()
+            self._ends_with_newline = True
+
     def _write(self, text: str, *, style: str = "", command: bool = False) -> None:
         if not text:
             return
+        self._finish_markdown()  # the block in progress is redrawn: nothing may follow it
         if not self._color:
             self._out.write(text)
         elif command:
@@ -179,6 +205,29 @@ class ChatView:
         if typed in keys.values() or typed == "no":
             return cast("_A | Literal['no']", typed)  # a key binding answered
         return keys.get(str(typed).strip()[:1].lower(), "no") if typed else "no"
+
+    async def review_diff(self, diff: ProposedDiff, cwd: str) -> str | None:
+        """Show the diff coloured with its per-file summary and ask `[a]pply / [n]o`; on apply,
+        check it applies and return the command that applies it (the gate judges that)."""
+        from aish.agent.diffs import summary_line
+        from aish.ui.diff_apply import apply_command, check_diff, render_diff
+
+        self.end_line()
+        width = shutil.get_terminal_size().columns
+        self._out.write(render_diff(diff, color=self._color, width=width))
+        answer = await self.ask_key(
+            f"  {visible(summary_line(diff))}\nApply this diff? [a]pply / [n]o ", _APPLY_KEYS
+        )
+        if answer is None:
+            return "cancel"
+        if answer != "apply":
+            self.status("diff not applied")
+            return None
+        ok, reason = await check_diff(diff, cwd)
+        if not ok:
+            self.status(f"diff not applied: it does not apply ({visible(reason)})")
+            return None
+        return apply_command(diff, cwd)
 
     async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
         """Proceed, skip or abort the action the `Halt` banner (already drawn) showed.
