@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from aish import __version__
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from aish.agent.events import UsageRecorded
     from aish.config import LoadedConfig
     from aish.config.schema import AishConfig
@@ -83,16 +85,26 @@ def _loader(
     from pathlib import Path
 
     from aish.config import load_config
-
-    path = Path(args.config) if getattr(args, "config", None) else None
-    if store is None:
-        return lambda cwd: load_config(config_path=path, autodetect=autodetect)
     from aish.ui.project_trust import trust_lookup
 
-    lookup = trust_lookup(store)
+    path = Path(args.config) if getattr(args, "config", None) else None
+    lookup = trust_lookup(store) if store is not None else _trust_on_demand
     return lambda cwd: load_config(
         config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
     )
+
+
+def _trust_on_demand(path: Path) -> str | None:
+    """The trusted digest of a project file, for commands that keep no store open: the store
+    is opened only when the cwd has a project file (the loader asks only then)."""
+    from aish.store import Store, StoreError
+    from aish.ui.project_trust import trust_lookup
+
+    try:
+        with Store.open() as store:
+            return trust_lookup(store)(path)
+    except StoreError:
+        return None
 
 
 def _run_shell(args: argparse.Namespace) -> int:

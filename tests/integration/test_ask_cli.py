@@ -373,3 +373,34 @@ def test_auto_routing_picks_the_preset_of_the_questions_class(
     assert _ask("list the files").stdout == "from local\n"
     # --model is the user's choice: no routing.
     assert _ask("--model", "local", "Traceback again").stdout == "from local\n"
+
+
+def test_a_projects_file_applies_to_aish_ask_only_once_trusted(
+    serve: ServeFn, xdg_home: Path, tmp_path: Path
+) -> None:
+    from aish.config.project import digest_of
+    from aish.store import Store
+
+    a = serve({"rules": [], "default": {"text": "from a"}})
+    b = serve({"rules": [], "default": {"text": "from b"}})
+    _write_config(xdg_home, _preset(a.url, "a") + "\n" + _preset(b.url, "b").split("\n", 2)[2])
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / ".aish.toml").write_text('default_model = "b"\n')
+
+    def ask() -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [*AISH, "ask", "hi"], cwd=project, capture_output=True, text=True, timeout=30
+        )
+        return proc
+
+    untrusted = ask()
+    assert untrusted.stdout == "from a\n"
+    assert "is not trusted: :trust to use it" in untrusted.stderr
+    with Store.open() as store:
+        store.trust_project(
+            project / ".aish.toml", digest_of((project / ".aish.toml").read_bytes())
+        )
+    trusted = ask()
+    assert trusted.stdout == "from b\n" and "not trusted" not in trusted.stderr

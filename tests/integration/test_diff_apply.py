@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import subprocess
@@ -92,7 +93,7 @@ async def test_git_good_diff_checks_and_applies(tmp_path: Path, xdg_home: Path) 
     assert (root / "src" / "app.py").read_text() == "import os\nx = 1\nprint(x)\n"
 
     command = apply_command(diff, str(root))
-    assert command.startswith("git apply --whitespace=nowarn ")
+    assert command.startswith(f"git -C {root} apply --whitespace=nowarn ")
     patch_file = Path(command.split()[-1])
     assert patch_file.parent == diff_dir()
     assert diff_dir().is_relative_to(xdg_home)
@@ -148,7 +149,7 @@ async def test_plain_directory_good_diff_checks_and_applies(tmp_path: Path, xdg_
     assert sorted(p.name for p in root.rglob("*")) == ["app.py", "src"]
 
     command = apply_command(diff, str(root))
-    assert command.startswith("patch -p1 --forward --batch --fuzz=0 -i ")
+    assert command.startswith(f"patch -d {root} -p1 --forward --batch --fuzz=0 -i ")
     result = _run_in_bash(command, root)
     assert result.returncode == 0, result.stdout + result.stderr
     _assert_applied(root)
@@ -191,3 +192,22 @@ def test_apply_command_quotes_the_path(
     assert "'" in command
     result = _run_in_bash(f"printf '%s\\n' {command.split(' ', 1)[1]}", tmp_path)
     assert result.stdout.splitlines()[-1].startswith(str(tmp_path / "cache dir; rm -rf x"))
+
+
+async def test_the_check_never_runs_a_repositorys_filter_programs(
+    tmp_path: Path, xdg_home: Path
+) -> None:
+    root = _repository(tmp_path / "repo")
+    marker = tmp_path / "filter-ran"
+    (root / ".gitattributes").write_text("*.py filter=evil\n")
+    _git(root, "config", "filter.evil.clean", f"touch {marker}; cat")
+    _git(root, "config", "filter.evil.required", "true")
+    app = root / "src" / "app.py"
+    app.write_text(app.read_text())  # a new mtime, same content: git must look at the file
+    os.utime(app, (1, 1))
+    subprocess.run(["git", "-C", str(root), "status"], capture_output=True, check=False)
+    assert marker.exists(), "the fixture must be hostile: plain git runs the filter"
+    marker.unlink()
+    ok, _ = await check_diff(_diff(GOOD), str(root))
+    assert ok
+    assert not marker.exists()

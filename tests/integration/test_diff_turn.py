@@ -49,6 +49,8 @@ class Frontend:
 
     async def review_diff(self, diff: ProposedDiff, cwd: str) -> str | None:
         answer = self.reviews.pop(0)
+        if answer == "cancel":
+            return "cancel"
         if answer != "apply":
             return None
         ok, reason = await check_diff(diff, cwd)
@@ -116,8 +118,35 @@ async def test_a_declined_diff_leaves_the_file_alone(
     serve: ServeFn, repo: Path, shell: AgentShell
 ) -> None:
     server = serve({"default": {"text": DIFF}})
-    await _turn(server.url, Frontend("no"), shell).ask("fix the typo", cwd=str(repo))
+    frontend = Frontend("no")
+    await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
+    assert frontend.reviews == []  # it was offered, and declined
     assert (repo / "hello.txt").read_text() == "hello\nwrold\n"
+
+
+async def test_a_diff_applies_at_the_project_root_from_a_subdirectory(
+    serve: ServeFn, repo: Path
+) -> None:
+    (repo / "sub").mkdir()
+    (repo / "sub" / "hello.txt").write_text("hello\nwrold\n")  # a decoy of the same name
+    server = serve({"default": {"text": DIFF}})
+    agent = await AgentShell.start(str(repo / "sub"))
+    try:
+        await _turn(server.url, Frontend("apply"), agent).ask("fix it", cwd=str(repo / "sub"))
+    finally:
+        await agent.close()
+    assert (repo / "hello.txt").read_text() == "hello\nworld\n"
+    assert (repo / "sub" / "hello.txt").read_text() == "hello\nwrold\n"
+
+
+async def test_cancelling_at_a_diff_stops_the_replys_commands_too(
+    serve: ServeFn, repo: Path, shell: AgentShell
+) -> None:
+    server = serve({"default": {"text": DIFF + "Then check:\nCMD: cat hello.txt\n"}})
+    frontend = Frontend("cancel")
+    outcome = await _turn(server.url, frontend, shell).ask("fix it", cwd=str(repo))
+    assert outcome.cancelled and outcome.ran == []
+    assert "cancelled: 1 proposed command(s) not run" in frontend.statuses()
 
 
 async def test_a_diff_that_does_not_apply_is_refused_after_its_check(

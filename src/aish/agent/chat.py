@@ -126,8 +126,12 @@ class ChatTurn:
             await self._tool_loop(exchange, outcome, said)
         if outcome.cancelled:
             return outcome
-        if not await self._offer_diffs("\n".join(said), cwd):
+        if not outcome.reply.cut and not await self._offer_diffs("\n".join(said), cwd):
+            # A cut reply's diff may be missing files: none of it is offered.
             outcome.cancelled = True
+            pending = len(extract_commands("\n".join(said)))
+            if pending:
+                self.frontend.render(Status(f"cancelled: {pending} proposed command(s) not run"))
             return outcome
         outcome.commands = extract_commands("\n".join(said))
         for index, command in enumerate(outcome.commands):

@@ -41,7 +41,15 @@ async def check_diff(
     """Would it apply? In a git work tree: `git apply --check`; elsewhere `patch -p1 --dry-run`
     (never asking a question). Returns (ok, one-line reason)."""
     if await _run_quiet([*_GIT, "rev-parse", "--is-inside-work-tree"], cwd, timeout) == "true":
-        argv, tool = [*_GIT, "apply", "--check"], "git apply --check"
+        # The check must not run the repository's filter programs either: every driver its
+        # config names is emptied (the config is listed, nothing is run to list it).
+        from aish.agent.project_summary import filter_overrides
+
+        names = await _run_quiet(
+            [*_GIT, "config", "--list", "--name-only", "--includes", "-z"], cwd, timeout
+        )
+        overrides = filter_overrides([n for n in names.split("\0") if n])
+        argv, tool = [*_GIT, *overrides, "apply", "--check"], "git apply --check"
     else:
         argv, tool = ["patch", *_PATCH_OPTIONS, "--dry-run"], "patch --dry-run"
     try:
@@ -75,9 +83,10 @@ def apply_command(diff: ProposedDiff, cwd: str) -> str:
     --whitespace=nowarn <file>` in a git work tree, else `patch -p1 --forward --batch --fuzz=0 -i
     <file>`, shell-quoted."""
     path = _write_diff_file(diff)
+    # In `cwd` — the directory it was checked in — wherever the user's shell happens to be.
     if _in_git_work_tree(cwd):
-        return shlex.join(["git", "apply", "--whitespace=nowarn", path])
-    return shlex.join(["patch", *_PATCH_OPTIONS, "-i", path])
+        return shlex.join(["git", "-C", cwd, "apply", "--whitespace=nowarn", path])
+    return shlex.join(["patch", "-d", cwd, *_PATCH_OPTIONS, "-i", path])
 
 
 def render_diff(diff: ProposedDiff, *, color: bool, width: int) -> str:
@@ -169,7 +178,7 @@ def _in_git_work_tree(cwd: str) -> bool:
 
 def _environment() -> dict[str, str]:
     # English messages for the reason line; never a credential prompt.
-    return {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    return {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "AISH_GIT_EMPTY": ""}
 
 
 def diff_dir() -> Path:

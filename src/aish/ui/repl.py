@@ -548,8 +548,11 @@ class Repl:
         self._policy = gate.Policy.from_config(config, "interactive")
         self._norris_policy = gate.Policy.from_config(config, "norris")
         self._second_opinion = SecondOpinion.from_config(config, os.environ)
-        self._models = ReplModels(config, status=self._view.status, log=self._log)
-        self._spending.limit = config.cost.stop_at_dollars
+        # What `:route`, `:fallback` and `:cost limit` set this session, and the token
+        # counter's calibration, stay; what comes from the config follows it.
+        self._models.use_config(config)
+        self._commands.use_context(config.context)
+        self._memory.use_config(config)
         lines = [f"aish: {warning}" for warning in loaded.warnings]
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")

@@ -52,6 +52,10 @@ class ShellCommands:
         self.last_status = 0
         self._output_ends_line = True
 
+    def use_context(self, context: ContextConfig) -> None:
+        """A reloaded config's output limits, for the commands that run from now on."""
+        self._context = context
+
     async def run_users_line(self, command: str) -> CommandRun:
         """Run a line the user typed, as theirs."""
         return await self._execute(command, "user")

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 class ReplMemory:
     """What one REPL session remembers and tells; the store is shared with other processes."""
 
+    def use_config(self, config: AishConfig) -> None:
+        """A reloaded config's memory settings, from the next refresh on."""
+        self._config = config
+
     def __init__(
         self,
         store: Store,

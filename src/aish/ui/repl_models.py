@@ -47,6 +47,10 @@ class ReplModels:
         self.counter = TokenCounter()
         self._problems_said: set[str] = set()
 
+    def use_config(self, config: AishConfig) -> None:
+        """A reloaded config: presets and classes from it; the session's switches stay."""
+        self._config = config
+
     # ---- per request -------------------------------------------------------------------------
 
     def route(self, question: str, active: ModelTarget) -> ModelTarget:
