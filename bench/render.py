@@ -32,6 +32,17 @@ from results import write_section  # bench/ is the script directory, so this res
 SIZES = (5_000, 10_000, 20_000)
 CHARS_PER_TOKEN = 4
 RATIO_BUDGET = 2.0
+# The same bench before blocks were drawn straight to ANSI text (rich's Markdown, Table and
+# Syntax per block, then a second `console.print` pass), kept for comparison.
+BEFORE = [
+    "Before (2026-11-25, every block through rich's renderers, medians of 3):",
+    "",
+    "| reply | streamed raw | streamed rendered | ratio | renderer alone: raw | rendered | ratio |",
+    "|---|---|---|---|---|---|---|",
+    "| 5k tokens | 187 ms | 454 ms | 2.42× | 58 ms | 305 ms | 5.3× |",
+    "| 10k tokens | 235 ms | 749 ms | 3.18× | 63 ms | 362 ms | 5.7× |",
+    "| 20k tokens | 473 ms | 1202 ms | 2.54× | 129 ms | 766 ms | 5.9× |",
+]
 
 
 class CountingSink(io.TextIOBase):
@@ -162,6 +173,8 @@ def main() -> int:
         f"Rendered, {last // 1000}k against {first // 1000}k tokens: {growth:.2f}× the time for "
         f"{last // first}× the text (linear: {last / first:.0f}×). Worst streamed ratio "
         f"{worst:.2f}× (budget {RATIO_BUDGET:.0f}×).",
+        "",
+        *BEFORE,
     ]
     write_section("render", "## Markdown rendered while it streams (bench/render.py)", rows)
     print("\n".join(rows))

@@ -9,6 +9,7 @@ import pyte
 import pytest
 
 from aish.agent.events import AssistantDelta, ReplyFinished
+from aish.ui.ansi_render import AnsiRenderer
 from aish.ui.chat_view import ChatView
 from aish.ui.markdown_blocks import Block, BlockSplitter
 from aish.ui.markdown_stream import MarkdownStream
@@ -235,3 +236,80 @@ def test_a_cut_reply_keeps_what_arrived(terminal_size: tuple[int, int]) -> None:
     view.render(ReplyFinished("cut", cut=True))
     screen = [row for row in screen_after(out.getvalue(), terminal_size, lines=10) if row]
     assert screen == ["First paragraph.", "Second, unfinish", "[aish] reply cut short"]
+
+
+# ---- the direct drawing (ansi_render) against rich's own ---------------------------------------
+
+MORE = """\
+A paragraph with no markup at all, long enough to wrap more than once on an eighty column \
+terminal because it simply keeps going and going with ordinary words, averyveryverylongword\
+thatcannotfitonanyrowofthisterminalandsohastobefoldedoverseveralrowsbytherenderer end.
+
+Inline: ***both***, ~~gone~~, `a | b`, [text](https://example.org/x), a_b_c and *x* **y**.
+A hard break follows \x20
+this line, and &amp; is an entity.
+
+> quote with **bold** and a list:
+> - one
+> - two
+
+1. loose item
+
+   with a second paragraph
+
+   ```sh
+   ls -la
+   ```
+2. and `code`
+
+| left | centre | right |
+|:-----|:------:|------:|
+| a | b | c |
+| longer cell | **bold** | 12 |
+
+***
+
+    indented code
+"""
+
+
+def test_the_direct_drawing_shows_what_rich_shows(
+    terminal_size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = DOC + "\n" + MORE
+    direct = rendered(text, chunk=16)
+    monkeypatch.setattr(AnsiRenderer, "markdown", lambda self, text, kind="": None)
+    via_rich = rendered(text, chunk=16)
+    assert screen_after(direct, terminal_size) == screen_after(via_rich, terminal_size)
+
+
+def test_what_the_direct_drawing_leaves_aside_goes_through_rich(
+    terminal_size: tuple[int, int],
+) -> None:
+    wide = "| " + " | ".join(f"column {n} heading" for n in range(8)) + " |\n"
+    wide += "|" + "---|" * 8 + "\n" + "| " + " | ".join("x" * 5 for _ in range(8)) + " |\n"
+    text = f"An image ![the logo](logo.png) and <b>html</b>.\n\n{wide}\nAfter.\n"
+    screen = "\n".join(screen_after(rendered(text, chunk=5), terminal_size))
+    assert "🌆 the logo" in screen and "<b>" not in screen and "html" in screen
+    assert "|---" not in screen and "column 7" in screen and "After." in screen
+    assert max(len(row) for row in screen.split("\n")) <= terminal_size[0]
+
+
+def test_code_is_highlighted_indented_and_wrapped(terminal_size: tuple[int, int]) -> None:
+    long_line = "x = [" + ", ".join(str(n) for n in range(40)) + "]"
+    output = rendered(f"```python\ndef f():\n\treturn 1\n{long_line}\n```\n", chunk=7)
+    assert "\x1b[94mdef\x1b[0m" in output  # the ansi_dark keyword colour
+    screen = [row for row in screen_after(output, terminal_size) if row]
+    assert screen[:2] == ["  def f():", "      return 1"]
+    assert len(screen) > 3 and all(row.startswith("  ") for row in screen)
+    assert "".join(row[2:] for row in screen[2:]) == long_line
+    plain = rendered("```\n<b>not markup</b> **nor this**\n```\n", chunk=3)
+    assert screen_after(plain, terminal_size)[0] == "  <b>not markup</b> **nor this**"
+
+
+def test_control_characters_are_dropped_as_rich_drops_them(
+    terminal_size: tuple[int, int],
+) -> None:
+    renderer = AnsiRenderer(None)
+    assert renderer.markdown("a\x07b\x0cc", "paragraph") == "abc\n"
+    assert renderer.command("CMD: ls\x08") == "CMD: ls\n"

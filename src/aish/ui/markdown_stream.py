@@ -1,8 +1,9 @@
 """Markdown rendered on a terminal while the reply streams.
 
 The reply is cut into blocks (`markdown_blocks`). A finished block is printed once, rendered
-(rich's markdown for prose, pygments through rich's `Syntax` for code with the fence's
-language, `CMD:` lines bold cyan as in plain mode), and never touched again. The block in
+(drawn straight to ANSI text by `ansi_render` in rich's markdown look, code highlighted with
+pygments for the fence's language, `CMD:` lines bold cyan as in plain mode; what that drawing
+does not cover goes through rich's renderer), and never touched again. The block in
 progress is shown raw as it arrives; when it completes, the cursor goes back up over the rows
 that raw text took (counted with the terminal's width) and clears them, and the rendered block
 takes their place. Only that block is ever redrawn, so the work stays proportional to the
@@ -21,9 +22,9 @@ import shutil
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from rich.cells import cell_len
-from rich.segment import Segment, Segments
-from rich.text import Text
+from rich.segment import Segment
 
+from aish.ui.ansi_render import AnsiRenderer
 from aish.ui.markdown_blocks import Block, BlockSplitter
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class MarkdownStream:
         self._frozen = False  # the block in progress outgrew the screen: it stays raw
         self._printed = False  # a block of this reply is on screen
         self._console_cache: Console | None = None
+        self._ansi_cache: AnsiRenderer | None = None
         self.ends_with_newline = True
 
     @property
@@ -134,23 +136,46 @@ class MarkdownStream:
             self._frozen = self._rows.above_cursor(self._width) >= self._height - 1
 
     def _rendered(self, block: Block) -> str:
+        ansi = self._ansi()
+        ansi.width = self._width
+        if block.kind == "command":
+            return ansi.command(block.text)
+        if not block.text.strip():
+            return ""
+        if block.kind == "code":
+            return ansi.code(block.text, block.lang)
+        drawn = ansi.markdown(block.text, block.kind)
+        return drawn if drawn is not None else self._rich(block, ansi)
+
+    def _rich(self, block: Block, ansi: AnsiRenderer) -> str:
+        """What the direct drawing leaves aside (raw HTML, images, a too-wide table, ...):
+        rich's renderer, its segments written out in one pass."""
         console = self._console()
         console.width = self._width
-        console.begin_capture()
-        if block.kind == "command":
-            console.print(Text(block.text, style="bold cyan"), soft_wrap=True)
-        elif block.text.strip():
-            lines = _trimmed(console.render_lines(_renderable(block), pad=False))
-            console.print(
-                Segments(segment for line in lines for segment in (*line, Segment.line()))
+        lines = _trimmed(console.render_lines(_renderable(block), pad=False))
+        return "".join(
+            "".join(
+                ansi.styled(segment.text, segment.style) if segment.style else segment.text
+                for segment in line
+                if not segment.control
             )
-        return console.end_capture()
+            + "\n"
+            for line in lines
+        )
+
+    def _ansi(self) -> AnsiRenderer:
+        if self._ansi_cache is None:
+            from rich.console import COLOR_SYSTEMS
+
+            console = self._console()
+            system = COLOR_SYSTEMS.get(console.color_system or "")
+            self._ansi_cache = AnsiRenderer(system, no_color=console.no_color)
+        return self._ansi_cache
 
     def _console(self) -> Console:
         if self._console_cache is None:
             from rich.console import Console
 
-            # Rendered into a string, then written with the erase in front: one write per block.
             self._console_cache = Console(
                 file=io.StringIO(), force_terminal=True, highlight=False, emoji=False
             )
