@@ -9,7 +9,7 @@ TOOLS := .tools
 EVERYTHING_VERSION := 2026.8.31
 TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench soak clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/classify.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
+
+# The soak in its long form (the short one runs with `make test`): AISH_SOAK_TURNS=2000 for more.
+soak: $(STAMP) $(TOOLS_STAMP)
+	AISH_SOAK_TURNS=$${AISH_SOAK_TURNS:-600} $(BIN)/python -m pytest tests/soak/test_soak.py -s $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

@@ -114,11 +114,13 @@ def _run_shell(args: argparse.Namespace) -> int:
     from aish.store import Store, StoreError
     from aish.ui.repl import Repl
 
+    store: Store | None
     try:
         store = Store.open()
     except StoreError as error:
+        store = _temporary_store(error)
+    if store is None:
         _load(args)  # its warnings still say what is wrong with the config
-        print(f"aish: {error}", file=sys.stderr)
         return EXIT_FAILED
     try:
         loaded = _load(args, store=store)
@@ -133,6 +135,27 @@ def _run_shell(args: argparse.Namespace) -> int:
         return asyncio.run(repl.run())
     finally:
         store.close()
+
+
+def _temporary_store(error: Exception) -> Store | None:
+    """When the data dir cannot hold the store (read-only, full, broken), the shell still
+    runs: with a store in a temporary directory, gone when aish exits — said in one line."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from aish.store import Store, StoreError
+
+    print(f"aish: {error}", file=sys.stderr)
+    try:
+        folder = tempfile.mkdtemp(prefix="aish-store-")
+        store = Store.open(Path(folder) / "aish.db")
+    except (OSError, StoreError):
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    print("aish: this session is not saved (its log lives in a temporary file)", file=sys.stderr)
+    return store
 
 
 def _session_to_use(

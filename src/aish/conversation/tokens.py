@@ -53,7 +53,8 @@ class TokenCount:
 
 def _units(text: str) -> int:
     # Bytes rather than characters: non-Latin scripts cost more tokens per character.
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+    # `surrogatepass`: a lone surrogate (from a broken reply) counts, never raises.
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _message_tokens(message: Message) -> float:

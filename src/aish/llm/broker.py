@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import httpx
@@ -104,7 +105,7 @@ async def stream_chat(
             try:
                 async for event in _one_attempt(http, target, wire):
                     yielded = True
-                    yield event
+                    yield _well_formed(event)
                 return
             except LLMError as error:
                 error.target = error.target or target.name
@@ -118,6 +119,26 @@ async def stream_chat(
     finally:
         if owned:
             await http.aclose()
+
+
+# A JSON `\\udcff` escape decodes to a lone surrogate: text no file, terminal or later
+# request can encode. It becomes U+FFFD where it arrives, so one broken reply breaks nothing.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _well_formed(event: StreamEvent) -> StreamEvent:
+    if isinstance(event, TextDelta | ReasoningDelta) and _SURROGATE.search(event.text):
+        return replace(event, text=_SURROGATE.sub("\ufffd", event.text))
+    if isinstance(event, ToolCallReady):
+        call = event.call
+        if _SURROGATE.search(call.name + call.arguments):
+            fixed = replace(
+                call,
+                name=_SURROGATE.sub("\ufffd", call.name),
+                arguments=_SURROGATE.sub("\ufffd", call.arguments),
+            )
+            return replace(event, call=fixed)
+    return event
 
 
 async def chat(

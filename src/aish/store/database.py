@@ -167,6 +167,11 @@ class Database:
         except sqlite3.Error as exc:
             if _is_busy(exc):
                 raise self._error("cannot open", exc) from exc
+            if not os.access(self.path.parent, os.W_OK) or not os.access(self.path, os.W_OK):
+                # WAL mode needs to write beside the file: a read-only place, not a bad file.
+                raise StoreError(
+                    f"cannot open the store {self.path}: it or its directory is not writable"
+                ) from exc
             raise StoreError(
                 f"cannot open the store {self.path}: {_one_line(exc)} "
                 "(corrupted, or not an aish database; move it aside to start afresh)"

@@ -34,7 +34,10 @@ from aish.ui.repl_models import ReplModels
 from aish.ui.spending import SessionSpending
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
@@ -399,7 +402,6 @@ class Repl:
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.enums import EditingMode
-        from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
         from aish.config.paths import state_dir
@@ -424,17 +426,31 @@ class Repl:
         def _abort(event: Any) -> None:
             event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
 
-        history_file = state_dir() / "history"
-        history_file.parent.mkdir(parents=True, exist_ok=True)
         vi = self._loaded.config.ui.edit_mode == "vi"
         self._prompt = PromptSession(
-            history=FileHistory(str(history_file)),
+            history=self._line_history(state_dir() / "history"),
             completer=AishCompleter(COMMANDS, lambda: self._known.names if self._known else ()),
             complete_while_typing=False,
             key_bindings=keys,
             editing_mode=EditingMode.VI if vi else EditingMode.EMACS,
         )
         return self._prompt
+
+    def _line_history(self, path: Path) -> History:
+        """The typed lines' history file; one that cannot be read and appended to (a
+        directory, no permission, a read-only disk) costs one line and a history kept in
+        memory — prompt_toolkit would fail on it inside the prompt, eating the first line."""
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("ab"), path.open("rb") as readable:
+                readable.read(1)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self._view.status(f"history file {path} unusable ({reason}): kept in memory only")
+            return InMemoryHistory()
+        return FileHistory(str(path))
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 
