@@ -26,7 +26,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aish.agent.events import (
     AgentEvent,
@@ -39,9 +39,11 @@ from aish.agent.fallback import UntilShown, fallback_status, falls_back, reset_r
 from aish.agent.streaming import stream_reply
 from aish.agent.toolbox import with_distinct_ids
 from aish.conversation.context import Conversation, tool_calls_payload
-from aish.conversation.tokens import TokenCounter, model_key
 from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from aish.conversation.tokens import TokenCounter
 
 TurnLog = Callable[[str, Mapping[str, Any]], None]
 """Appends one turn (kind, payload) to the session log."""
@@ -176,6 +178,8 @@ class Exchange:
     def _observe(self, messages: list[Message], reply: Reply) -> None:
         target = self._answering or self.target
         if self.counter is not None and reply.usage is not None:
+            from aish.conversation.tokens import model_key
+
             self.counter.observe(model_key(target), messages, self.tools, reply.usage)
 
     async def _say_waiting(self, target: ModelTarget, progress: _LoggedProgress) -> None:

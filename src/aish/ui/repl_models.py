@@ -14,14 +14,13 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from aish.agent.model_class import classify_model, routed_target
 from aish.conversation.context import Conversation
-from aish.conversation.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
     from aish.agent.toolbox import ToolBox
     from aish.config.schema import AishConfig, RouteClass
+    from aish.conversation.tokens import TokenCounter
     from aish.llm.types import ModelTarget
 
 __all__ = ["ReplModels"]
@@ -44,8 +43,17 @@ class ReplModels:
         self._log = log
         self.auto = config.routing.auto
         self.fallback_on = config.routing.cloud_fallback
-        self.counter = TokenCounter()
+        self._counter: TokenCounter | None = None
         self._problems_said: set[str] = set()
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The session's token counter, made with the first request (not before the prompt)."""
+        if self._counter is None:
+            from aish.conversation.tokens import TokenCounter
+
+            self._counter = TokenCounter()
+        return self._counter
 
     def use_config(self, config: AishConfig) -> None:
         """A reloaded config: presets and classes from it; the session's switches stay."""
@@ -57,6 +65,8 @@ class ReplModels:
         """The target for `question`: another preset when auto-routing picks one."""
         if not self.auto:
             return active
+        from aish.agent.model_class import routed_target
+
         target, said = routed_target(self._config, question, active, os.environ)
         if said is not None:
             self._say(said)
@@ -93,6 +103,8 @@ class ReplModels:
 
     def class_line(self, text: str) -> str:
         """What auto-routing would do with `text` (`:route check`)."""
+        from aish.agent.model_class import classify_model
+
         choice = classify_model(text, self._config.routing)
         preset = choice.preset or "your model"
         off = "" if self.auto else " if auto-routing were on"
