@@ -122,7 +122,11 @@ async def _help(repl: ReplContext, args: str) -> None:
         repl.say(f":{command.usage}  {command.help}" if command else _unknown(name))
         return
     lines = ["Lines starting with ':' are aish commands; '!' forces the shell, '?' the model."]
-    lines += [f"  :{c.usage:<22} {c.help}" for c in COMMANDS.values()]
+    for command in COMMANDS.values():
+        usage = f":{command.usage}"
+        # A long usage gets its own line: the help column stays one column.
+        lead = f"  {usage:<23} " if len(usage) <= 23 else f"  {usage}\n  {'':<23} "
+        lines.append(lead + command.help)
     lines.append("Keys: C-c stops a reply, C-x C-c cancels it, C-n toggles Norris mode.")
     repl.say("\n".join(lines))
 
@@ -359,7 +363,7 @@ COMMANDS: dict[str, MetaCommand] = {
         MetaCommand(
             "context",
             "context",
-            "attach a summary of this project (git, files, manifests) to the next question",
+            "attach a project summary (git, files, manifests) to the next question",
             _context,
         ),
         MetaCommand(
