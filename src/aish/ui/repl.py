@@ -541,6 +541,10 @@ class Repl:
             max_files=context.project_max_files, max_depth=context.project_max_depth
         )
         block = await project_summary(self.shell_cwd(), limits)
+        # Asked again before the next question: the newer summary replaces the older one.
+        self.conversation.notes[:] = [
+            n for n in self.conversation.notes if not n.startswith("[project]")
+        ]
         self.conversation.note(block)
         self._log("note", {"text": block})
         root = block.splitlines()[1] if block.count("\n") else block
