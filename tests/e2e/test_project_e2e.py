@@ -45,9 +45,9 @@ def test_trust_config_and_context(
     assert "noted" in aish.run("?what is this project?", timeout=30)
     chats = [r for r in server.requests if r["path"].endswith("/chat/completions")]
     [newest] = [m["content"] for m in chats[-1]["body"]["messages"] if m["role"] == "user"]
-    assert newest.count("[project]") == 1 and 'name = "demo"' in newest
+    assert newest.count("[end of project]") == 1 and 'name = "demo"' in newest
     assert "secret.log" not in newest  # .gitignore is respected
     assert newest.endswith("what is this project?")
     aish.run("?and now?", timeout=30)  # told once: the next question does not repeat it
     chats = [r for r in server.requests if r["path"].endswith("/chat/completions")]
-    assert "[project]" not in chats[-1]["body"]["messages"][-1]["content"]
+    assert "[end of project]" not in chats[-1]["body"]["messages"][-1]["content"]
