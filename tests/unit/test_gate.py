@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import shutil
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -31,6 +32,7 @@ from aish.agent.gate import (
 )
 from aish.agent.second_opinion import Opinion, OpinionAnswer
 from aish.safety.classifier import classify
+from aish.safety.live_shell import ShellFacts
 from aish.safety.tool_calls import classify_tool_call
 from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Level, Verdict
@@ -563,10 +565,40 @@ async def test_commands_through_the_real_classifier(
         confirmer=frontend,
         halt=frontend,
         judge=judge,
+        facts=plain_shell,
     )
     assert authorization.decision == decision
     assert bool(judge.asked) is judged
     assert authorization.run is (decision == "run")
+
+
+async def plain_shell(command: str) -> ShellFacts:
+    """A shell with no aliases, functions or hashed names, searching this process's PATH."""
+    return ShellFacts(builtins=frozenset(("cd", "echo")), locate=shutil.which)
+
+
+async def unanswering_shell(command: str) -> None:
+    return None
+
+
+@pytest.mark.parametrize("mode", ["norris", "headless"])
+async def test_unattended_nothing_is_safe_without_the_shells_state(mode: gate.Mode) -> None:
+    policy = Policy(mode, yes_safe=True)
+    for facts in (None, unanswering_shell):
+        assessment = await gate.assess(ProposedCommand("ls"), policy, facts=facts)
+        assert assessment.verdict.level == "unknown" and assessment.decision == "halt"
+        assert "state of the shell" in assessment.verdict.reasons[0]
+    assessment = await gate.assess(ProposedCommand("ls"), policy, facts=plain_shell)
+    assert (assessment.verdict.level, assessment.decision) == ("safe", "run")
+
+
+async def test_a_name_is_judged_by_what_the_shell_resolves_it_to() -> None:
+    async def redefined(command: str) -> ShellFacts:
+        return ShellFacts(functions={"ls": 'rm -rf "$@"'}, locate=shutil.which)
+
+    assessment = await gate.assess(ProposedCommand("ls data"), Policy("norris"), facts=redefined)
+    assert assessment.verdict.level == "destructive" and assessment.decision == "halt"
+    assert "function ls" in assessment.verdict.reasons[0]
 
 
 async def test_user_rules_from_the_policy_reach_the_classifier() -> None:

@@ -38,6 +38,8 @@ OWN_READ_ONLY_RUNNERS = {
     "ui/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
     "ui/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
     "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
+    "agent/shell_facts.py:_run": "the gate's `git config --list` / `rev-parse --git-path` of "
+    "the shell's cwd: the configuration git would read (listing it runs nothing it names)",
 }
 
 _PROCESS_CALLS = {

@@ -46,6 +46,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
     from aish.agent.second_opinion import Opinion, SecondOpinion
+    from aish.agent.shell_facts import FactsSource
     from aish.safety.verdict import Verdict
 
 AuthorizedRunner = Callable[[gate.Authorization], Awaitable[CommandRun]]
@@ -100,6 +101,8 @@ class ChatTurn:
     fallback: ModelTarget | None = None
     # Evicts the oldest exchanges when the request would be over budget; None: never.
     budget: ContextBudget | None = None
+    # The live state of the user's shell, which runs the commands (see gate.assess).
+    shell_facts: FactsSource | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
 
@@ -200,6 +203,7 @@ class ChatTurn:
             confirmer=self.frontend,
             describe=self.describe,
             judge=self._judge if self.second_opinion is not None else None,
+            facts=self.shell_facts,
         )
         self.log("decision", gate.decision_payload(authorization))
         return authorization

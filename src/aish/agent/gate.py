@@ -44,7 +44,9 @@ from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
+    from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
+    from aish.safety.live_shell import ShellFacts
     from aish.safety.secrets import SecretVault
 
 __all__ = [
@@ -230,14 +232,34 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
     )
 
 
-async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> Assessment:
-    """The verdict (classifier, then the second opinion where it matters) and the decision."""
+async def assess(
+    action: Action,
+    policy: Policy,
+    judge: Judge | None = None,
+    facts: FactsSource | None = None,
+) -> Assessment:
+    """The verdict (classifier, then the second opinion where it matters) and the decision.
+
+    `facts` reads the live state of the shell that will run a command: its names resolve
+    through it, and git is judged by the configuration it will read there. Without them (or if
+    the shell cannot say) nothing is `safe` where nobody would be asked.
+    """
     unsound = (
         placeholders.problems(action.text, _vault()) if placeholders.MARK in action.text else []
     )
     if unsound:
         return Assessment(Verdict("destructive", tuple(unsound)), "halt")
-    verdict = _verdict(action, policy)
+    shell = None
+    if isinstance(action, ProposedCommand) and facts is not None:
+        shell = await facts(_command_with_values(action.command))
+    verdict = _verdict(action, policy, shell)
+    if (
+        verdict.level == "safe"
+        and isinstance(action, ProposedCommand)
+        and shell is None
+        and policy.mode != "interactive"
+    ):
+        verdict = Verdict("unknown", (_NO_FACTS,))
     opinion: Opinion | None = None
     if judge is not None and wants_second_opinion(action, verdict, policy):
         opinion = await judge(action.text, verdict)
@@ -246,7 +268,11 @@ async def assess(action: Action, policy: Policy, judge: Judge | None = None) -> 
     return Assessment(verdict, decide(action, verdict, policy, opinion), opinion)
 
 
-def _verdict(action: Action, policy: Policy) -> Verdict:
+# Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
+_NO_FACTS = "the state of the shell that would run it could not be read"
+
+
+def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) -> Verdict:
     # A classifier bug must stop the action, not let it through.
     if isinstance(action, ProposedToolCall):
         from aish.safety.tool_calls import classify_tool_call
@@ -265,7 +291,7 @@ def _verdict(action: Action, policy: Policy) -> Verdict:
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:
-        return classify(_command_with_values(action.command), policy.user_rules)
+        return classify(_command_with_values(action.command), policy.user_rules, shell)
     except Exception as error:
         return Verdict("destructive", (f"the classifier failed: {error!r}",))
 
@@ -281,13 +307,14 @@ async def authorize(
     describe: Describer | None = None,
     judge: Judge | None = None,
     halt: HaltPrompt | None = None,
+    facts: FactsSource | None = None,
 ) -> Authorization:
     """Decide, ask whoever must be asked, and issue the one `Authorization` an executor takes.
 
     With no `confirmer` an action that must ask is not run; with no `halt` prompt (or in
     headless mode) a halted action is refused.
     """
-    assessment = await assess(action, policy, judge)
+    assessment = await assess(action, policy, judge, facts)
     if assessment.decision == "run":
         return _issue(action, assessment, "auto", run=True)
     if assessment.decision == "halt":

@@ -62,6 +62,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
     from aish.agent.second_opinion import Opinion, SecondOpinion
+    from aish.agent.shell_facts import FactsSource
     from aish.safety.verdict import Verdict
 
 __all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
@@ -174,6 +175,8 @@ class NorrisRun:
     # Evicts the oldest exchanges (never summarised here) when a step's request would be over
     # budget; None: never.
     budget: ContextBudget | None = None
+    # The live state of the agent's shell, which runs the steps (see gate.assess).
+    shell_facts: FactsSource | None = None
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
@@ -438,6 +441,7 @@ class NorrisRun:
             self.policy,
             judge=self._judge if self.second_opinion is not None else None,
             halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
+            facts=self.shell_facts,
         )
         self.log("decision", {**gate.decision_payload(authorization), "norris_step": self._step})
         return authorization

@@ -10,6 +10,7 @@ at that level.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -27,6 +28,7 @@ from aish.safety.command_walk import (
 from aish.safety.content_checks import CONTENT_CHECKS
 from aish.safety.destructive_rules import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.history_expansion import history_expansion
+from aish.safety.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
 from aish.safety.options import ArgView, split_args
 from aish.safety.read_only_rules import READ_ONLY_RULES
 from aish.safety.reasons import Via, destructive, located, unknown
@@ -63,10 +65,6 @@ def _words(text: str) -> frozenset[str]:
 
 _NO_RULES = UserRules()
 
-# Only these directories hold the programs the tables describe; `./rm` could be anything.
-_SYSTEM_DIRS = _words(
-    "/bin /usr/bin /sbin /usr/sbin /usr/local/bin /usr/local/sbin /opt/homebrew/bin"
-)
 
 _OVERWRITING = frozenset((">", ">|", "&>", ">&", "<>"))
 _APPENDING = frozenset((">>", "&>>"))
@@ -92,15 +90,21 @@ MAX_CHARS = 16384
 _WORK_BUDGET = 40_000
 
 
-def classify(command: str, user_rules: UserRules | None = None) -> Verdict:
-    """The verdict for one line of bash, as typed at an interactive prompt. Never raises."""
+def classify(
+    command: str, user_rules: UserRules | None = None, facts: ShellFacts | None = None
+) -> Verdict:
+    """The verdict for one line of bash, as typed at an interactive prompt. Never raises.
+
+    With `facts` (the live shell that will run it) names are judged by what that shell resolves
+    them to, and git by the configuration it will read; without, by the tables alone.
+    """
     if len(command) > MAX_CHARS:
         return Verdict("unknown", (f"too long to judge ({len(command)} characters)",))
     rules = user_rules or _NO_RULES
     try:
         if len(command) <= _CACHED_CHARS:
-            return _classify_cached(command, rules)
-        return _classify_line(command, rules)
+            return _classify_cached(command, rules, facts)
+        return _classify_line(command, rules, facts)
     except (RecursionError, _TooComplex):
         return Verdict("unknown", ("nested too deeply or too complex to judge",))
     except Exception as error:  # a bug here must fail closed, never open
@@ -114,12 +118,14 @@ def normalise(command: str) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _classify_cached(command: str, rules: UserRules) -> Verdict:
-    return _classify_line(command, rules)
+def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -> Verdict:
+    return _classify_line(command, rules, facts)
 
 
-def _classify_line(command: str, rules: UserRules) -> Verdict:
-    verdict = _Judge(rules).text(command, 0, ())
+def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Verdict:
+    verdict = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None).text(
+        command, 0, ()
+    )
     expansion = history_expansion(command)
     if expansion is None:
         return verdict
@@ -131,10 +137,23 @@ class _TooComplex(Exception):
     """The line needs more work to judge than a command a person reviews ever does."""
 
 
+# Whether anything in the line may run git somewhere other than the cwd whose config was read.
+_CHANGES_DIRECTORY = re.compile(r"(?<![\w-])(cd|pushd|popd)(?![\w-])")
+_GIT_ELSEWHERE = frozenset(("-C", "--git-dir", "--work-tree", "--exec-path", "--namespace"))
+# Programs that start a pager (or are one) when they write to a terminal.
+_PAGING = frozenset(("less", "more", "most", "man", "git", "journalctl", "systemctl"))
+
+
 class _Judge:
-    def __init__(self, rules: UserRules) -> None:
+    def __init__(
+        self, rules: UserRules, facts: ShellFacts | None = None, moves: bool = False
+    ) -> None:
         self.rules = rules
+        self.facts = facts
+        # The line changes directory, so git may read another repository's config.
+        self.moves = moves
         self.work = 0
+        self.expanding: frozenset[str] = frozenset()  # aliases being expanded
 
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
         """The verdict for `code`; `stdin` is what its commands read when the code runs with
@@ -193,17 +212,33 @@ class _Judge:
             for name, _ in inv.assignments
             if not harmless_for_one_command(name)
         ]
+        expands = self.facts.global_aliases if self.facts is not None else {}
+        parts += [
+            unknown(f"{word.text} is a global alias for {expands[word.text]}", via)
+            for word in (inv.name, *inv.args)
+            if word.value == word.text and word.text in expands
+        ]
         parts.append(self.words(inv.name, inv.args, inv, depth, via))
         return worst(parts)
 
     def words(
-        self, name: Arg, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
+        self,
+        name: Arg,
+        args: Sequence[Arg],
+        inv: Invocation,
+        depth: int,
+        via: Via,
+        lookup: Lookup = "shell",
     ) -> Verdict:
         if depth > MAX_DEPTH:
             return unknown("nested too deeply to judge", via)
         self.work += 1 + len(args)
         if self.work > _WORK_BUDGET:
             raise _TooComplex
+        if self.facts is not None and name.value is not None and name.value == name.text:
+            live = self._live(name.value, args, inv, depth, via, lookup)
+            if live is not None:
+                return live
         program, objection = _program(name)
         if program is None:
             # A script the user named in `safety.allow` (`./scripts/check.sh *`) is theirs to vouch
@@ -223,11 +258,54 @@ class _Judge:
         if args and all(a.value in _HELP_ONLY for a in args):
             return mine
         verdict = self._program(program, args, inv, depth, via)
+        if self.facts is not None and verdict.level == "safe":
+            verdict = worst([verdict, self._configured(program, args, via, lookup)])
         if verdict.level == "unknown" and mine.level == "safe":
             allowed = self._allowed(program, args, via)
             if allowed is not None:
                 return allowed
         return worst([mine, verdict])
+
+    # ---- the live shell ---------------------------------------------------------------------
+
+    def _live(
+        self, name: str, args: Sequence[Arg], inv: Invocation, depth: int, via: Via, lookup: Lookup
+    ) -> Verdict | None:
+        """The verdict when the live shell makes `name` something other than the program of
+        that name (an alias or function is judged by its body), else None."""
+        assert self.facts is not None
+        found = resolve(self.facts, name, lookup, self.expanding)
+        if found is None:
+            return None
+        if found.kind == "concern":
+            return unknown(found.text, via)
+        if found.kind == "function":
+            return self.text(found.text, depth + 1, (*via, f"function {name}"))
+        rest = " ".join(shlex.quote(a.value) if a.value is not None else a.code for a in args)
+        outer = self.expanding
+        self.expanding = outer | {name}
+        try:
+            return self.text(f"{found.text} {rest}", depth + 1, (*via, f"alias {name}"))
+        finally:
+            self.expanding = outer
+
+    def _configured(self, program: str, args: Sequence[Arg], via: Via, lookup: Lookup) -> Verdict:
+        """What the configuration a read-only program reads makes it run (git's config, the
+        pager variables, LD_PRELOAD): unknown with those reasons, or safe."""
+        assert self.facts is not None
+        facts = self.facts
+        if lookup == "none":
+            return SAFE
+        reasons = list(facts.exec_concerns)
+        if program in _PAGING:
+            reasons += facts.pager_concerns
+        if program == "git":
+            if self.moves or any((a.value or "").split("=")[0] in _GIT_ELSEWHERE for a in args):
+                reasons.append("git runs in a directory whose configuration was not checked")
+            elif not facts.git_checked:
+                reasons.append("git's configuration could not be checked")
+            reasons += facts.git_concerns
+        return Verdict("unknown", tuple(via_(r, via) for r in reasons)) if reasons else SAFE
 
     # ---- wrappers and code that is parsed again --------------------------------------------
 
@@ -247,7 +325,9 @@ class _Judge:
         elif inner.code is not None:
             parts.append(self.text(inner.code, depth + 1, step, _passed_on(inv)))
         elif inner.args:
-            parts.append(self.words(inner.args[0], inner.args[1:], inv, depth, step))
+            # `time` is the shell's keyword; the others execute the program themselves.
+            lookup: Lookup = "shell" if program == "time" else "exec"
+            parts.append(self.words(inner.args[0], inner.args[1:], inv, depth, step, lookup))
         elif program == "parallel":
             parts.append(code_runners.parallel_inputs(self, args, inv, depth, via))
         elif inner.alone == "safe":
@@ -285,7 +365,7 @@ class _Judge:
         inside = code_runners.container_command(program, args)
         if inside:
             step = (*via, f"{program} exec")
-            return self.words(inside[0], inside[1:], inv, depth, step)
+            return self.words(inside[0], inside[1:], inv, depth, step, "none")
         parts = [
             destructive(f"{program}: {rule.reason}", via)
             for rule in _RULES_BY_PROGRAM.get(program, ())
@@ -397,7 +477,7 @@ def _program(name: Arg) -> tuple[str | None, str]:
         return None, f"command name is computed at run time: {name.text}"
     if "/" in value:
         directory, _, base = value.rpartition("/")
-        if directory not in _SYSTEM_DIRS or not base:
+        if directory not in SYSTEM_DIRS or not base:
             return None, f"runs a program by path: {value}"
         value = base
     if value.startswith("mkfs."):

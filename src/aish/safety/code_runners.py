@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from aish.safety.command_walk import COMMAND_OUTPUT, Arg, Invocation, Stdin
+from aish.safety.live_shell import Lookup
 from aish.safety.options import split_args
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.sql_checks import SQL_CLIENTS, sql_verdict
@@ -42,7 +43,13 @@ class Judge(Protocol):
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict: ...
 
     def words(
-        self, name: Arg, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
+        self,
+        name: Arg,
+        args: Sequence[Arg],
+        inv: Invocation,
+        depth: int,
+        via: Via,
+        lookup: Lookup = "shell",
     ) -> Verdict: ...
 
 
@@ -249,7 +256,9 @@ def find_actions(
                 end += 1
             if start < end:
                 step = (*via, f"find {args[index].value}")
-                verdicts.append(judge.words(args[start], args[start + 1 : end], inv, depth, step))
+                verdicts.append(
+                    judge.words(args[start], args[start + 1 : end], inv, depth, step, "exec")
+                )
             index = end
         else:
             own.append(args[index])

@@ -12,6 +12,7 @@
 #   P;Cwd=<escaped $PWD>                     F   continuation prompt (PS2): the line is incomplete
 #   K;<section> … K;end   names of builtins, keywords, aliases, functions (on request)
 #   E;<status>  the exported variables are written to <this file's dir>/aish-env.<$$> (on request)
+#               or, for \e[5007~, what resolves command names to <this file's dir>/aish-state.<$$>
 #
 # Private keys aish sends, bound in every readline keymap:
 #   \e[5001~ kill-whole-line: clears typeahead before an injected command
@@ -21,6 +22,8 @@
 #            and run before aish's is never mistaken for it
 #   \e[5004~ reports known names    \e[5005~ re-installs these hooks (when a command removed them)
 #   \e[5006~ reports the exported variables
+#   \e[5007~ reports how this shell resolves command names (aliases, functions, hashed paths,
+#            enabled builtins, PATH, cwd) and its exported variables, for the safety gate
 #
 # History: injected commands are typed into readline, so they land in the history exactly like
 # typed ones (HISTCONTROL and HISTIGNORE apply as usual). aish's private keys run through readline
@@ -132,6 +135,43 @@ __aish_report_env() {
   builtin printf '\e]6973;%s;E;%s\a' "$__aish_nonce" "$__aish_status"
 }
 
+__aish_report_state() {
+  # Runs from a readline binding: no history entry, $? kept. What a command name would run in
+  # this shell, for aish's safety gate: NUL-separated records `<tag> <name> [<value>]` in a
+  # private file (bodies hold any byte but NUL); only the marker goes to the terminal. Builtins
+  # only, so it works whatever the user has done to PATH or to the names of commands.
+  local -
+  set +eua
+  local __aish_name __aish_status=0
+  local -a __aish_names
+  {
+    for __aish_name in "${!BASH_ALIASES[@]}"; do
+      builtin printf 'alias\0%s\0%s\0' "$__aish_name" "${BASH_ALIASES[$__aish_name]}"
+    done
+    builtin mapfile -t __aish_names < <(builtin compgen -A function)
+    for __aish_name in "${__aish_names[@]}"; do
+      [[ $__aish_name == __aish_* ]] && continue
+      builtin printf 'function\0%s\0' "$__aish_name"
+      builtin declare -f -- "$__aish_name"
+      builtin printf '\0'
+    done
+    for __aish_name in "${!BASH_CMDS[@]}"; do
+      builtin printf 'hashed\0%s\0%s\0' "$__aish_name" "${BASH_CMDS[$__aish_name]}"
+    done
+    builtin mapfile -t __aish_names < <(builtin compgen -A enabled)
+    for __aish_name in "${__aish_names[@]}"; do
+      builtin printf 'builtin\0%s\0' "$__aish_name"
+    done
+    builtin printf 'path\0%s\0cwd\0%s\0' "${PATH-}" "$PWD"
+    builtin mapfile -t __aish_names < <(builtin compgen -e)
+    for __aish_name in "${__aish_names[@]}"; do
+      [[ ${!__aish_name@a} != *[aAn]* && -n ${!__aish_name+set} ]] || continue
+      builtin printf 'env\0%s\0%s\0' "$__aish_name" "${!__aish_name}"
+    done
+  } 2>/dev/null >|"$__aish_dir/aish-state.$$" || __aish_status=$?
+  builtin printf '\e]6973;%s;E;%s\a' "$__aish_nonce" "$__aish_status"
+}
+
 __aish_install() {
   local -
   set +eu
@@ -173,12 +213,14 @@ __aish_install() {
     builtin bind -m "$m" -x '"\e[5004~": __aish_report_names'
     builtin bind -m "$m" -x '"\e[5005~": __aish_install'
     builtin bind -m "$m" -x '"\e[5006~": __aish_report_env'
+    builtin bind -m "$m" -x '"\e[5007~": __aish_report_state'
   done
   # In vi command mode, enter insert mode first, then clear the line.
   builtin bind -m vi-command '"\e[5001~": "i\e[5001~"'
   builtin bind -m vi-command -x '"\e[5004~": __aish_report_names'
   builtin bind -m vi-command -x '"\e[5005~": __aish_install'
   builtin bind -m vi-command -x '"\e[5006~": __aish_report_env'
+  builtin bind -m vi-command -x '"\e[5007~": __aish_report_state'
   # Bracketed paste wraps readline's echo in mode switches; aish never pastes.
   builtin bind 'set enable-bracketed-paste off'
   # Injected commands may hold UTF-8: in the C locale readline would turn those bytes into Meta keys.

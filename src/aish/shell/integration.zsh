@@ -4,7 +4,7 @@
 #
 #   A;<%?> B   PS1                      C;<0|1>   last preexec hook
 #   D;<$?> P;Cwd=…  first precmd hook   F         PS2
-#   K;… and E;<status>  from the widgets behind aish's keys \e[5004~ and \e[5006~
+#   K;… and E;<status>  from the widgets behind aish's keys \e[5004~, \e[5006~ and \e[5007~
 #
 # History: injected commands are typed into ZLE, so they land in the history like typed ones;
 # the private keys run widgets, which never reach the history.
@@ -107,6 +107,34 @@ __aish_report_env() {
   __aish_osc "E;$?"
   return $__aish_status
 }
+__aish_report_state() {
+  local __aish_status=$?
+  emulate -L zsh
+  zmodload -i zsh/parameter
+  # What a command name would run in this shell, for aish's safety gate (see integration.bash):
+  # NUL-separated records in a private file. zsh adds global aliases, which expand anywhere.
+  local __aish_name
+  local -a __aish_state
+  for __aish_name in ${(k)aliases}; do __aish_state+=(alias $__aish_name "$aliases[$__aish_name]"); done
+  for __aish_name in ${(k)galiases}; do
+    __aish_state+=(global_alias $__aish_name "$galiases[$__aish_name]")
+  done
+  for __aish_name in ${(k)functions}; do
+    [[ $__aish_name == __aish_* ]] && continue
+    __aish_state+=(function $__aish_name "$functions[$__aish_name]")
+  done
+  # Only what was hashed by hand or differs from a PATH search matters; zsh fills `commands`
+  # from PATH, so every entry is reported and judged by its path.
+  for __aish_name in ${(k)commands}; do __aish_state+=(hashed $__aish_name "$commands[$__aish_name]"); done
+  for __aish_name in ${(k)builtins}; do __aish_state+=(builtin $__aish_name); done
+  __aish_state+=(path "$PATH" cwd "$PWD")
+  for __aish_name in ${(k)parameters[(R)(scalar|integer|float)*-export*]}; do
+    __aish_state+=(env $__aish_name "${(P)__aish_name}")
+  done
+  { builtin print -rN -- $__aish_state } 2>/dev/null >|$__aish_dir/aish-state.$$
+  __aish_osc "E;$?"
+  return $__aish_status
+}
 __aish_reinstall() { __aish_install }
 
 __aish_install() {
@@ -122,6 +150,7 @@ __aish_install() {
   zle -N __aish_report_names
   zle -N __aish_reinstall
   zle -N __aish_report_env
+  zle -N __aish_report_state
   local m
   for m in emacs viins vicmd; do
     bindkey -M $m $'\e[5001~' __aish_clear_line
@@ -130,6 +159,7 @@ __aish_install() {
     bindkey -M $m $'\e[5004~' __aish_report_names
     bindkey -M $m $'\e[5005~' __aish_reinstall
     bindkey -M $m $'\e[5006~' __aish_report_env
+    bindkey -M $m $'\e[5007~' __aish_report_state
   done
 }
 

@@ -49,6 +49,7 @@ __all__ = [
     "REINSTALL_HOOKS",
     "REPORT_ENV",
     "REPORT_NAMES",
+    "REPORT_STATE",
     "EnvQuery",
     "NameQuery",
     "PendingCommand",
@@ -65,6 +66,7 @@ MARK_INJECTED = b"\x1b[5003~"
 REPORT_NAMES = b"\x1b[5004~"
 REINSTALL_HOOKS = b"\x1b[5005~"
 REPORT_ENV = b"\x1b[5006~"
+REPORT_STATE = b"\x1b[5007~"
 
 _log = logging.getLogger("aish.shell")
 
@@ -140,9 +142,11 @@ class NameQuery:
 
 @dataclass(eq=False)
 class EnvQuery:
-    """The exported variables were asked for; ``done`` gets the status of writing them."""
+    """A report written to a file was asked for (the exported variables, or with
+    :data:`REPORT_STATE` how names resolve); ``done`` gets the status of writing it."""
 
     done: asyncio.Future[int]
+    key: bytes = REPORT_ENV
 
 
 class ProtocolHost(Protocol):
@@ -203,7 +207,7 @@ class ShellProtocol:
         assert self.phase is Phase.READY and self.query is None
         self.query = query
         self._set_phase(Phase.QUERY)
-        self._host.write(REPORT_ENV)
+        self._host.write(query.key)
 
     def forget_query(self, query: NameQuery | EnvQuery) -> None:
         """Nobody waits for this report any more; a late answer is ignored."""

@@ -30,7 +30,15 @@ from aish.shell.channel import PtyChannel
 from aish.shell.environment import parse_environment, prepare_report, report_path
 from aish.shell.launch import LaunchSpec, choose_shell
 from aish.shell.process import ShellProcess, reap
-from aish.shell.protocol import EnvQuery, NameQuery, PendingCommand, Phase, ShellProtocol
+from aish.shell.protocol import (
+    REPORT_ENV,
+    REPORT_STATE,
+    EnvQuery,
+    NameQuery,
+    PendingCommand,
+    Phase,
+    ShellProtocol,
+)
 from aish.shell.results import (
     CommandResult,
     KnownNames,
@@ -43,6 +51,7 @@ from aish.shell.results import (
     respawn_failed_notice,
     start_failed_message,
 )
+from aish.shell.state_report import ShellStateReport, parse_state_report, state_report_path
 
 if TYPE_CHECKING:
     from aish.shell.terminal import Terminal
@@ -265,6 +274,13 @@ class ShellSession:
                 self._protocol.forget_query(query)
                 raise
 
+    async def state_report(self, *, timeout_s: float = 5.0) -> ShellStateReport:
+        """How this shell resolves command names right now (aliases, functions, hashed paths,
+        builtins, PATH, cwd) and its exported variables: what the safety gate judges a
+        command against. Asked like :meth:`exported_environment`, with the same errors."""
+        data = await self._file_report(REPORT_STATE, state_report_path, timeout_s)
+        return parse_state_report(data)
+
     async def exported_environment(self, *, timeout_s: float = 5.0) -> dict[str, str]:
         """The shell's exported variables as they are now (what a child process would get),
         for starting another shell in the user's environment: an activated virtualenv's PATH
@@ -275,15 +291,23 @@ class ShellSession:
         no history entry, $? is kept, TimeoutError if the shell does not answer, and
         ShellBusyError while a command runs; ShellError if it could not write them or died.
         """
+        data = await self._file_report(REPORT_ENV, report_path, timeout_s)
+        return parse_environment(data, rcfile_dir=self._spec.rcfile_dir)
+
+    async def _file_report(
+        self, key: bytes, where: Callable[[Path, int], Path], timeout_s: float
+    ) -> bytes:
+        """Ask for a report the shell writes to a private file (the key's binding writes it
+        and prints one marker); its bytes."""
         if self._running:
             raise ShellBusyError("a command is running in this shell")
         async with self._lock:
             await self._ensure_ready()
             assert self._proc is not None
-            path = report_path(self._spec.rcfile_dir, self._proc.pid)
+            path = where(self._spec.rcfile_dir, self._proc.pid)
             prepare_report(path)
             try:
-                query = EnvQuery(asyncio.get_running_loop().create_future())
+                query = EnvQuery(asyncio.get_running_loop().create_future(), key)
                 self._protocol.ask_environment(query)
                 try:
                     status = await asyncio.wait_for(asyncio.shield(query.done), timeout_s)
@@ -291,13 +315,12 @@ class ShellSession:
                     self._protocol.forget_query(query)
                     raise
                 if status != 0:
-                    raise ShellError(f"the shell could not write its environment ({status})")
-                data = path.read_bytes()
+                    raise ShellError(f"the shell could not write its report ({status})")
+                return path.read_bytes()
             finally:
                 # The values may be secrets: they do not outlive the question.
                 with contextlib.suppress(OSError):
                     path.unlink()
-        return parse_environment(data, rcfile_dir=self._spec.rcfile_dir)
 
     async def interrupt(self, *, kill_after_s: float | None = None) -> None:
         """SIGINT the terminal's foreground process group; SIGKILL it if still running later.

@@ -21,6 +21,7 @@ from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
 from aish.agent.second_opinion import SecondOpinion
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.chat_view import ChatView, discard_typeahead
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from aish.mcp import McpTool, ServerStatus
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
+    from aish.shell.state_report import ShellStateReport
     from aish.store import SessionInfo, Store, UsageTotals
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
@@ -75,6 +77,8 @@ class Repl:
         self._norris_on = False
         # Lives as long as the session: its answers are cached for the session.
         self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
+        # What the gate judges chat commands against: the user's shell as it is at that moment.
+        self._user_shell_facts = ShellFactsSource(self._user_shell_state)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
         self._shell_task: asyncio.Task[ShellSession] | None = None
         self._commands = ShellCommands(
@@ -202,6 +206,7 @@ class Repl:
             second_opinion=self._second_opinion,
             fallback=self._models.fallback(target),
             budget=self._models.budget(),
+            shell_facts=self._user_shell_facts,
             **self._mcp.tool_options(),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
@@ -256,6 +261,7 @@ class Repl:
                     preplan_system=config.norris.preplan_system,
                     fallback=self._models.fallback(models.executor),
                     budget=self._models.budget(),
+                    shell_facts=ShellFactsSource(agent.session.state_report),
                     **self._mcp.tool_options(),
                 )
                 await run.run()
@@ -339,6 +345,9 @@ class Repl:
     async def _shell(self) -> ShellSession:
         assert self._shell_task is not None
         return await self._shell_task
+
+    async def _user_shell_state(self) -> ShellStateReport:
+        return await (await self._shell()).state_report()
 
     async def _refresh_names(self, shell: ShellSession) -> None:
         # Aliases and functions defined by the user's commands route to the shell too.
