@@ -286,7 +286,11 @@ REVIEW_CASES = [
     ("git branch --del old", "destructive", "branch"),
     ("rsync -a --del src/ dst/", "destructive", "--delete"),
     ("dmesg --clea", "destructive", "clears"),
-    ("terraform plan -out=tfplan", "unknown", "-out"),
+    ("terraform plan -out=tfplan", "unknown", "terraform"),
+    # plan/validate/show start the provider plugins in the working tree's .terraform
+    ("terraform plan", "unknown", "terraform"),
+    ("terraform validate", "unknown", "terraform"),
+    ("terraform output", "safe", ""),
     # a computed word in option position keeps a reader with dangerous options unproven
     ("find . -name x -$action", "unknown", "computed"),
     ("head -$N file", "safe", ""),
@@ -417,7 +421,7 @@ REVIEW_CASES = [
     ("diff3 --diff-program=/tmp/evil a b c", "unknown", "--diff-program"),
     ("pip3 --python=/tmp/evil freeze", "unknown", "--python"),
     ("kubectl get pods --profile=cpu --profile-output=/tmp/x", "unknown", "--profile-output"),
-    ("terraform plan -generate-config-out=gen.tf", "unknown", "-generate-config-out"),
+    ("terraform plan -generate-config-out=gen.tf", "unknown", "terraform"),
     ("apt changelog -d bash", "unknown", "-d"),
     ("zstd -c --trace=/tmp/x f", "unknown", "--trace"),
     ("ssh -E log.txt host uptime", "unknown", "ssh -E"),

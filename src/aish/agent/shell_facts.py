@@ -48,6 +48,8 @@ _GIT_TIMEOUT_S = 3.0
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/local/bin"
 # Hooks that git runs during commands that only read (git status refreshes and writes the index).
 _READING_HOOKS = ("post-index-change",)
+_LIST_CONFIG = ("config", "--list", "-z", "--show-scope", "--show-origin")
+_MAX_SUBMODULES = 32
 
 
 class ShellFactsSource:
@@ -118,12 +120,12 @@ async def _git_concerns(report: ShellStateReport) -> tuple[str, ...]:
         return ()  # no git to run anything
     env = {**report.env, "GIT_TERMINAL_PROMPT": "0"}
     env.pop("GIT_EXEC_PATH", None)
-    listed = await _run(
-        git, ["config", "--list", "-z", "--show-scope", "--show-origin"], report.cwd, env
-    )
+    listed = await _run(git, [*_LIST_CONFIG], report.cwd, env)
     if listed is None:
         return ("git's configuration could not be read",)
-    reasons = git_concerns(parse_git_config_list(listed))
+    reasons = git_concerns(parse_git_config_list(listed)) + await _submodule_concerns(
+        git, report.cwd, env
+    )
     for hook in _READING_HOOKS:
         where = await _run(git, ["rev-parse", "--git-path", f"hooks/{hook}"], report.cwd, env)
         if where is None:
@@ -131,6 +133,38 @@ async def _git_concerns(report: ShellStateReport) -> tuple[str, ...]:
         path = os.path.join(report.cwd, os.fsdecode(where.strip()))
         if os.access(path, os.X_OK) and os.path.isfile(path):
             reasons += (f"the repository has a {hook} hook ({path}), which git status runs",)
+    return reasons
+
+
+async def _submodule_concerns(git: str, cwd: str, env: dict[str, str]) -> tuple[str, ...]:
+    """`git status` and `git diff` look into each submodule with a git of its own, which reads
+    the submodule's config: judge those too."""
+    top = await _run(git, ["rev-parse", "--show-toplevel"], cwd, env)
+    if top is None:
+        return ()
+    root = os.fsdecode(top.strip())
+    listed = await _run(
+        git,
+        ["config", "-z", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"],
+        root,
+        env,
+    )
+    if listed is None:
+        return ()  # no submodules
+    paths = [entry.partition("\n")[2] for entry in os.fsdecode(listed).split("\0") if entry]
+    if len(paths) > _MAX_SUBMODULES:
+        return (f"the repository has {len(paths)} submodules, too many to check",)
+    reasons: tuple[str, ...] = ()
+    for path in paths:
+        where = os.path.join(root, path)
+        if not os.path.exists(os.path.join(where, ".git")):
+            continue  # not checked out: git has nothing to look into
+        inner = await _run(git, [*_LIST_CONFIG], where, env)
+        if inner is None:
+            reasons += (f"the configuration of submodule {path} could not be read",)
+            continue
+        found = git_concerns(parse_git_config_list(inner))
+        reasons += tuple(f"in submodule {path}: {reason}" for reason in found)
     return reasons
 
 

@@ -211,10 +211,11 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("kubectl", "oc"), sub=("auth", "can-i|whoami"), deny=_KUBE_WRITES),
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
        deny=("--output-dir*", "--post-renderer*", "--dependency-update")),
-    RO(("terraform", "tofu"), sub=("show|validate|output|version",)),
+    # plan, validate, show and `state show` start the provider plugins the working tree's
+    # .terraform holds (and plan runs `external` data sources): code, not reading.
+    RO(("terraform", "tofu"), sub=("output|version",)),
     RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
-    RO(("terraform", "tofu"), sub=("plan",), deny=("-out*", "-generate-config-out*")),
-    RO(("terraform", "tofu"), sub=("state", "list|show")),
+    RO(("terraform", "tofu"), sub=("state", "list")),
     # AWS readers by the API's own naming; content_checks reads get-* for an output file.
     RO(("aws",), sub=("s3", "ls")),
     RO(("aws",), sub=("*", "describe-*|list-*|get-*")),
