@@ -98,7 +98,7 @@ def _add_goal(
     goal.add_argument(
         "--yes-safe",
         action="store_true",
-        help="run read-only (safe) actions, and unknown ones the second opinion clears",
+        help="run read-only (safe) actions, and unknown ones an independent second opinion clears",
     )
     goal.add_argument(
         "--max-steps",

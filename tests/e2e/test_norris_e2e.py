@@ -43,6 +43,8 @@ def test_halts_answered_skip_then_abort(
 
     aish.type_line(":norris tidy the project")
     aish.expect("Norris: tidy the project")
+    # No preset but the one proposing the steps: said once, at the start.
+    aish.expect("no independent second opinion: unknown steps halt")
     aish.expect(r"\$ ls")
     aish.expect("app.log")  # the safe step ran unattended, its output framed
     aish.expect("NORRIS HALT")

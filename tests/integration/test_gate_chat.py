@@ -1,5 +1,5 @@
 """A chat turn against a real model server: its `CMD:` lines through the gate, the second
-opinion on the chat's own prefix, and the reply's progress (the waiting notice, the log).
+opinion (never the chat's own model), and the reply's progress (the waiting notice, the log).
 
 The frontend is scripted (it is the UI boundary); the runner stands in for the user's shell but
 redeems each authorization exactly as the REPL's executor does.
@@ -24,7 +24,7 @@ from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
-from aish.llm.types import Message, ModelTarget
+from aish.llm.types import ModelTarget
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
 from aish_testllm.prefix import serialise_prompt
@@ -196,10 +196,6 @@ async def test_edit_runs_the_users_command_and_describe_asks_again(serve: ServeF
     assert [m.role for m in chat.conversation.history] == ["user", "assistant"]
 
 
-def wire(messages: list[Message]) -> list[dict[str, str]]:
-    return [{"role": m.role, "content": m.content} for m in messages]
-
-
 def sent(request: dict[str, Any]) -> str:
     return serialise_prompt([], None, request["body"]["messages"])
 
@@ -207,14 +203,18 @@ def sent(request: dict[str, Any]) -> str:
 PLAN = "Here is the plan, step by step: configure, compile, link and check the result. " * 80
 
 
-async def test_the_second_opinion_on_the_active_model_keeps_the_chats_prefix(
-    serve: ServeFn,
-) -> None:
-    # No `fast` preset: the second opinion falls back to the active model, the chat's server.
+async def test_without_another_judge_the_chats_model_is_never_asked(serve: ServeFn) -> None:
+    # No `fast` preset. The chat's model clears anything it is asked about, in any form; it
+    # proposed `make`, so it must not judge it, on its prefix or in a conversation of its own.
     server = serve(
         {
             "rules": [
                 {"name": "safety", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
+                {
+                    "name": "judged",
+                    "when": {"system": "^Detect destructive"},
+                    "reply": {"text": "NO"},
+                },
                 {"name": "plan", "when": {"user": "how do I build"}, "reply": {"text": PLAN}},
                 {"name": "build", "when": {"user": "build it"}, "reply": {"text": "CMD: make\n"}},
             ],
@@ -224,40 +224,32 @@ async def test_the_second_opinion_on_the_active_model_keeps_the_chats_prefix(
     frontend = Frontend()
     opinion = SecondOpinion.from_config(AishConfig.model_validate({}), {})
     system = render_system_prompt(PromptFacts(os_name="Linux", shell="bash"))
+    log: list[Any] = []
     chat, shell = turn(
         server.url,
         frontend,
         policy=gate.Policy("norris"),
         second_opinion=opinion,
         system_prompt=system,
+        log=log,
     )
-    await chat.ask("how do I build this?")  # a conversation with some history
+    await chat.ask("how do I build this?")
     await chat.ask("build it")
-    # `make` is unknown: Norris asked the second opinion (NO), so it ran unattended.
-    assert shell.ran == [("make", "model")] and frontend.asked == []
-    history = list(chat.conversation.history)
-    assert [m.role for m in history] == ["user", "assistant"] * 2  # the question not committed
     await chat.ask("and now?")
 
-    rules = [r["rule"] for r in server.requests]
-    assert rules == ["plan", "build", "safety", "default"]
-    _, chat_request, safety, next_request = server.requests
-    # The question went to the chat's own model, on the conversation's own request…
-    assert safety["model"] == chat_request["model"] == "testllm"
-    messages = safety["body"]["messages"]
-    assert messages[:-1] == wire([Message("system", system), *history])
-    assert messages[-1]["role"] == "user" and messages[-1]["content"].endswith("Command:\nmake")
-    # … so the server's cached prefix served it, and still serves the next chat request.
-    assert safety["prefix_reuse"]["chars"] >= len(sent(chat_request)) - 2
-    assert safety["prefix_reuse"]["fraction"] >= 0.9
-    assert next_request["prefix_reuse"]["fraction"] >= 0.9
-    assert next_request["body"]["messages"][:-1] == messages[:-1]
-    # The chat's history holds its exchanges and nothing of the safety question.
-    assert chat.conversation.history[:4] == history
-    assert [m.role for m in chat.conversation.history] == ["user", "assistant"] * 3
-    assert not any("aish safety check" in m.content for m in chat.conversation.history)
+    # `make` is unknown and nobody independent could clear it: not run.
+    assert shell.ran == [] and "not run: make" in frontend.statuses()
+    assert [r["rule"] for r in server.requests] == ["plan", "build", "default"]
+    [decision] = [payload for kind, payload in log if kind == "decision"]
+    assert decision["level"] == "unknown" and decision["ran"] is None
+    assert decision["reasons"][-1] == (
+        "no independent judge configured: no preset 'fast' for safety.llm_model"
+    )
+    # The chat's prefix is untouched: each request extends the one before.
+    _, chat_request, next_request = server.requests
+    assert next_request["prefix_reuse"]["chars"] >= len(sent(chat_request)) - 2
     usage = [e for e in frontend.events if isinstance(e, UsageRecorded)]
-    assert [u.category for u in usage] == ["chat", "chat", "safety", "chat"]
+    assert [u.category for u in usage] == ["chat", "chat", "chat"]
 
 
 async def test_a_dedicated_safety_model_gets_its_own_short_request(serve: ServeFn) -> None:

@@ -263,33 +263,65 @@ def test_yes_safe_never_runs_a_destructive_action(
     assert "  reason: [destructive] rm: deletes files\n" in result.stderr
 
 
+# The executor clears anything it is asked about: asking it would be self-approval.
+SELF_APPROVAL = [
+    {"name": "self-approval", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
+    {"name": "self-approval", "when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}},
+]
+
+
 def test_the_second_opinion_clears_or_halts_unknown_actions(
     serve: ServeFn, xdg_home: Path, workdir: Path
 ) -> None:
-    # No `fast` preset: the opinion is asked of the executor, on the run's own conversation.
-    server = serve(
+    steps = _steps("CMD: ./tool.sh", "CMD: frobnicate --all", "GOAL: complete")["rules"]
+    server = serve({"rules": [*SELF_APPROVAL, *steps]})
+    judge = serve(
         {
             "rules": [
-                {
-                    "when": {"user": "aish safety check.*\\n\\nCommand:\\nfrobnicate"},
-                    "reply": {"text": "YES"},
-                },
-                {"when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
-                _steps("CMD: ./tool.sh", "CMD: frobnicate --all", "GOAL: complete")["rules"][0],
+                {"when": {"user": "^frobnicate"}, "reply": {"text": "YES"}},
+                {"when": {}, "reply": {"text": "NO"}},
             ]
         }
     )
-    _config(xdg_home, server.url)
+    _config(xdg_home, server.url, _preset("judge", judge.url) + '[safety]\nllm_model = "judge"\n')
     script = workdir / "tool.sh"
     script.write_text("#!/bin/sh\ntouch tool-ran\necho tool ran\n")
     script.chmod(0o755)
     result = _goal("--yes-safe", "use the tool", cwd=workdir)
 
     assert result.returncode == 3, result.stderr
+    assert "\n  second opinion: judge (testllm)\n" in result.stdout
     assert (workdir / "tool-ran").exists()  # cleared by a NO: it ran
     assert "┌ $ ./tool.sh [unknown]\n│ tool ran\n" in result.stdout
     assert "aish: HALT at step 2/16: frobnicate --all\n" in result.stderr
     assert "second opinion: YES" in result.stderr
+    assert len(_chat_requests(judge)) == 2
+    assert "self-approval" not in {r["rule"] for r in _chat_requests(server)}
+
+
+@pytest.mark.parametrize("judge", ["none", "the executor under another name"])
+def test_without_an_independent_judge_an_unknown_step_halts_with_exit_3(
+    serve: ServeFn, xdg_home: Path, workdir: Path, judge: str
+) -> None:
+    # A model that wants a file gone, with a command the rules cannot call safe, and that
+    # would answer NO to any safety question.
+    steps = _steps("CMD: python3 -c 'import os; os.remove(\"precious\")'", "GOAL: complete")
+    server = serve({"rules": [*SELF_APPROVAL, *steps["rules"]]})
+    extra = ""
+    if judge != "none":  # `judge` is the executor's server and model, spelled differently
+        localhost = server.url.replace("127.0.0.1", "localhost")
+        extra = _preset("judge", f"{localhost}/") + '[safety]\nllm_model = "judge"\n'
+    _config(xdg_home, server.url, extra)
+    (workdir / "precious").write_text("keep me\n")
+    result = _goal("--yes-safe", "tidy up", cwd=workdir)
+
+    assert result.returncode == 3, result.stderr
+    assert (workdir / "precious").read_text() == "keep me\n"
+    assert "\n  no independent second opinion: unknown steps halt — " in result.stdout
+    assert "aish: HALT at step 1/16: python3 -c" in result.stderr
+    assert "no independent judge configured: " in result.stderr
+    assert "self-approval" not in {r["rule"] for r in _chat_requests(server)}
+    assert len(_chat_requests(server)) == 1
 
 
 # ---- other ends ------------------------------------------------------------------------------

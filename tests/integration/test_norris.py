@@ -99,6 +99,7 @@ async def run_norris(
     tasks_max: int = 16,
     tasks: tuple[str, ...] = (),
     log: list[tuple[str, dict[str, Any]]] | None = None,
+    fallback: ModelTarget | None = None,
 ) -> tuple[NorrisResult, Conversation]:
     conversation = conversation or Conversation(SYSTEM)
     shell = await AgentShell.start(str(workdir))
@@ -123,6 +124,7 @@ async def run_norris(
             tasks_max=tasks_max,
             tasks=tasks,
             planned_by="planner" if tasks else None,
+            fallback=fallback,
         )
         result = await run.run()
     finally:
@@ -269,43 +271,156 @@ async def test_destructive_commands_halt(serve: ServeFn, workdir: Path, command:
     assert (workdir / "f").read_text() == "keep me\n"
 
 
+# The proposer clears anything it is asked about, in either form of the question: asking it
+# would be self-approval, so any request it logs with one of these rules is a failure.
+SELF_APPROVAL = [
+    {"name": "self-approval", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
+    {"name": "self-approval", "when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}},
+]
+
+
+def executor_server(serve: ServeFn, *texts: str) -> Any:
+    """The executor: the steps `texts` in turn, and NO to any safety question."""
+    return serve({"rules": [*SELF_APPROVAL, steps(*texts)["rules"][0]]})
+
+
+def judged_by(url: str, model: str = "judge-model") -> SecondOpinion:
+    models = {"fast": {"endpoint": f"{url}/v1", "model": model, "max_retries": 0}}
+    return SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+
+
+def tool_script(workdir: Path) -> Path:
+    script = workdir / "tool.sh"
+    script.write_text("#!/bin/sh\ntouch tool-ran\necho tool ran\n")
+    script.chmod(0o755)
+    return workdir / "tool-ran"
+
+
 async def test_the_second_opinion_clears_or_halts_unknown_commands(
     serve: ServeFn, workdir: Path
 ) -> None:
-    # No `fast` preset: the opinion is asked of the executor, on the run's own prefix.
-    server = serve(
+    executor = executor_server(
+        serve, "CMD: ./tool.sh", "CMD: frobnicate --all", "GOAL: blocked not allowed"
+    )
+    judge = serve(
         {
             "rules": [
-                {
-                    "when": {"user": "aish safety check.*\\n\\nCommand:\\nfrobnicate"},
-                    "reply": {"text": "YES"},
-                },
-                {"when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
-                {
-                    "when": {},
-                    "replies": [
-                        {"text": "CMD: ./tool.sh"},
-                        {"text": "CMD: frobnicate --all"},
-                        {"text": "GOAL: blocked not allowed"},
-                    ],
-                },
+                {"when": {"user": "^frobnicate"}, "reply": {"text": "YES"}},
+                {"when": {}, "reply": {"text": "NO"}},
             ]
         }
     )
-    script = workdir / "tool.sh"
-    script.write_text("#!/bin/sh\necho tool ran\n")
-    script.chmod(0o755)
+    tool_ran = tool_script(workdir)
     frontend = Frontend("skip")
-    opinion = SecondOpinion.from_config(AishConfig(), {})
     result, _ = await run_norris(
-        server.url, "use the tool", workdir, frontend, second_opinion=opinion
+        executor.url, "use the tool", workdir, frontend, second_opinion=judged_by(judge.url)
     )
     assert result.status == "blocked"
+    assert tool_ran.exists()  # cleared by the judge's NO
     assert frontend.of(CommandFinished)[0].output.strip() == "tool ran"
     assert [action for action, _ in frontend.halted] == ["frobnicate --all"]
     assert "second opinion: YES" in frontend.halted[0][1].reasons[-1]
     categories = {e.category for e in frontend.of(UsageRecorded)}
     assert categories == {"norris", "safety"}
+    # The judge was asked both questions, in its own short conversation; the executor none.
+    assert [r["body"]["messages"][-1]["content"] for r in chat_requests(judge)] == [
+        "./tool.sh",
+        "frobnicate --all",
+    ]
+    assert "self-approval" not in {r["rule"] for r in chat_requests(executor)}
+    [started] = frontend.of(NorrisStarted)
+    assert started.judge == "second opinion: fast (judge-model)"
+
+
+async def test_without_an_independent_judge_unknown_steps_halt(
+    serve: ServeFn, workdir: Path
+) -> None:
+    # No `fast` preset, and the executor would say NO: it is never asked.
+    executor = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
+    tool_ran = tool_script(workdir)
+    frontend = Frontend("skip")
+    opinion = SecondOpinion.from_config(AishConfig(), {})
+    result, _ = await run_norris(
+        executor.url, "use the tool", workdir, frontend, second_opinion=opinion
+    )
+    assert result.status == "blocked"
+    assert not tool_ran.exists()
+    [(action, verdict)] = frontend.halted
+    assert action == "./tool.sh" and verdict.level == "unknown"
+    assert verdict.reasons[-1] == (
+        "no independent judge configured: no preset 'fast' for safety.llm_model"
+    )
+    assert "self-approval" not in {r["rule"] for r in chat_requests(executor)}
+    assert {e.category for e in frontend.of(UsageRecorded)} == {"norris"}
+    [started] = frontend.of(NorrisStarted)
+    assert started.judge == (
+        "no independent second opinion: unknown steps halt — no preset 'fast' for safety.llm_model"
+    )
+
+
+@pytest.mark.parametrize("who", ["executor", "preplanner"])
+async def test_a_judge_preset_that_is_a_proposer_is_not_asked(
+    serve: ServeFn, workdir: Path, who: str
+) -> None:
+    # `fast` names the executor's (or the preplanner's) own model on its own server.
+    executor = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
+    planner_server = serve({"rules": SELF_APPROVAL})
+    tool_ran = tool_script(workdir)
+    frontend = Frontend("skip")
+    if who == "executor":
+        opinion = judged_by(executor.url.replace("127.0.0.1", "localhost"), "testllm")
+    else:
+        opinion = judged_by(planner_server.url, "planner-model")
+    planner = target(planner_server.url, "planner-model", name="cloud")
+    result, _ = await run_norris(
+        executor.url,
+        "use the tool",
+        workdir,
+        frontend,
+        second_opinion=opinion,
+        planner=planner,
+        tasks=("use the tool", "report"),  # planned already: the planner is not asked again
+    )
+    assert result.status == "blocked" and not tool_ran.exists()
+    [(_, verdict)] = frontend.halted
+    assert verdict.level == "unknown"
+    assert verdict.reasons[-1].startswith(
+        "no independent judge configured: safety.llm_model 'fast' is the same model as "
+        + ("local" if who == "executor" else "cloud")
+    )
+    assert planner_server.requests == []
+    assert "self-approval" not in {r["rule"] for r in chat_requests(executor)}
+    [started] = frontend.of(NorrisStarted)
+    assert started.judge.startswith("no independent second opinion: unknown steps halt — ")
+
+
+async def test_a_fallback_that_answered_the_step_is_not_its_judge(
+    serve: ServeFn, workdir: Path
+) -> None:
+    dead = serve({})
+    dead_url = dead.url
+    dead.close()  # the executor cannot be reached: each step falls back
+    rescue = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
+    tool_ran = tool_script(workdir)
+    frontend = Frontend("skip")
+    result, _ = await run_norris(
+        dead_url,
+        "use the tool",
+        workdir,
+        frontend,
+        second_opinion=judged_by(rescue.url, "testllm"),  # the fallback's own model
+        fallback=target(rescue.url, name="cloud"),
+    )
+    assert result.status == "blocked" and not tool_ran.exists()
+    # Said at the start: the judge is neither the executor nor a preplanner …
+    [started] = frontend.of(NorrisStarted)
+    assert started.judge == "second opinion: fast (testllm)"
+    # … but the fallback answered the step, so it does not judge that step's actions.
+    [(_, verdict)] = frontend.halted
+    assert verdict.reasons[-1].startswith(
+        "no independent judge configured: safety.llm_model 'fast' is the same model as cloud"
+    )
+    assert "self-approval" not in {r["rule"] for r in chat_requests(rescue)}
 
 
 # ---- how runs end ----------------------------------------------------------------------------

@@ -8,15 +8,9 @@ import pytest
 
 from aish.agent.events import AgentEvent, UsageRecorded
 from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
-from aish.agent.second_opinion import (
-    IN_CONVERSATION_PROMPT,
-    SYSTEM_PROMPT,
-    Opinion,
-    SecondOpinion,
-)
+from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
-from aish.conversation.context import Conversation
-from aish.llm.types import Message, ModelTarget
+from aish.llm.types import ModelTarget
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
 
@@ -37,6 +31,7 @@ def config(url: str | None, **safety: Any) -> AishConfig:
 
 
 def active(url: str) -> ModelTarget:
+    """The model that proposed the command: another model on the judge's server."""
     return ModelTarget(name="local", endpoint=f"{url}/v1", model="active-model")
 
 
@@ -51,7 +46,9 @@ class Events:
 async def judge(
     opinion: SecondOpinion, command: str, url: str, events: Events | None = None
 ) -> Opinion | None:
-    return await opinion.judge(command, classify(command), fallback=active(url), on_event=events)
+    return await opinion.judge(
+        command, classify(command), proposers=(active(url),), on_event=events
+    )
 
 
 async def test_yes_makes_the_command_destructive(serve: ServeFn) -> None:
@@ -168,10 +165,10 @@ async def test_failures_are_not_cached(serve: ServeFn) -> None:
 async def test_never_asked_about_safe_or_destructive(serve: ServeFn) -> None:
     server = serve(answering({"text": "YES"}))
     opinion = SecondOpinion.from_config(config(server.url), {})
-    fallback = active(server.url)
-    assert await opinion.judge("ls", Verdict("safe"), fallback=fallback) is None
+    proposers = (active(server.url),)
+    assert await opinion.judge("ls", Verdict("safe"), proposers=proposers) is None
     destructive = Verdict("destructive", ("rm: deletes files",))
-    assert await opinion.judge("rm -rf x", destructive, fallback=fallback) is None
+    assert await opinion.judge("rm -rf x", destructive, proposers=proposers) is None
     # NO never lowers a verdict the rules made destructive.
     assert Opinion("no", "second opinion: NO").applied_to(destructive) == destructive
     assert server.requests == []
@@ -187,59 +184,131 @@ async def test_disabled_by_config(serve: ServeFn) -> None:
     assert server.requests == []
 
 
-async def test_a_missing_preset_falls_back_to_the_active_model_and_says_so(
+# ---- no self-approval: the proposer is never the judge ---------------------------------------
+
+
+def preset(url: str, model: str) -> dict[str, Any]:
+    return {"endpoint": f"{url}/v1", "model": model, "max_retries": 0}
+
+
+async def test_a_missing_preset_means_no_judge_and_the_proposer_is_not_asked(
     serve: ServeFn,
 ) -> None:
-    server = serve(answering({"text": "NO"}))
+    # The proposer would say NO to anything: it must not be the one asked.
+    proposer = serve(answering({"text": "NO"}))
     opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
-    said = await judge(opinion, "make", server.url)
-    assert said == Opinion("no", "second opinion: NO (asked local: no preset 'tiny')")
-    assert server.requests[0]["model"] == "active-model"
-
-
-async def test_on_the_active_model_it_asks_on_the_conversations_prefix(serve: ServeFn) -> None:
-    server = serve(
-        {"rules": [{"when": {"user": "^\\[aish safety check"}, "reply": {"text": "NO"}}]}
+    said = await judge(opinion, "make", proposer.url)
+    assert said == Opinion(
+        "unavailable", "no independent judge configured: no preset 'tiny' for safety.llm_model"
     )
-    conversation = Conversation("You are aish.")
-    conversation.commit(Message("user", "how do I build?"), "Run make.")
-    before = list(conversation.history)
-    opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
-    said = await opinion.judge(
-        "make", UNKNOWN, fallback=active(server.url), prefix=conversation.request
+    assert not said.cleared
+    assert said.applied_to(UNKNOWN) == Verdict("unknown", (*UNKNOWN.reasons, said.reason))
+    assert proposer.requests == []
+
+
+async def test_the_judge_is_asked_on_its_own_server_never_the_proposers(serve: ServeFn) -> None:
+    proposer = serve(answering({"text": "NO"}))
+    judge_server = serve(answering({"text": "YES"}))
+    settings = {"models": {"judge": preset(judge_server.url, "judge-model")}}
+    opinion = SecondOpinion.from_config(
+        AishConfig.model_validate({**settings, "safety": {"llm_model": "judge"}}), {}
     )
-    assert said == Opinion("no", "second opinion: NO (asked local: no preset 'tiny')")
-    [request] = server.requests
-    question = IN_CONVERSATION_PROMPT.format(command="make")
-    assert request["body"]["messages"] == [
-        {"role": "system", "content": "You are aish."},
-        {"role": "user", "content": "how do I build?"},
-        {"role": "assistant", "content": "Run make."},
-        {"role": "user", "content": question},
-    ]
-    assert SYSTEM_PROMPT in question and question.endswith("Command:\nmake")
-    assert conversation.history == before  # asked on it, never committed to it
+    executor = ModelTarget("local", f"{proposer.url}/v1", "testllm")
+    said = await opinion.judge("make", UNKNOWN, proposers=(executor,))
+    assert said == Opinion("yes", "second opinion: YES")
+    assert proposer.requests == []
+    [asked] = judge_server.requests
+    assert asked["model"] == "judge-model"
 
 
-async def test_a_dedicated_preset_ignores_the_conversations_prefix(serve: ServeFn) -> None:
-    server = serve(answering({"text": "NO"}))
-    conversation = Conversation("You are aish.")
-    opinion = SecondOpinion.from_config(config(server.url), {})
-    await opinion.judge("make", UNKNOWN, fallback=active(server.url), prefix=conversation.request)
-    [request] = server.requests
-    assert request["model"] == "fast-model" and len(request["body"]["messages"]) == 2
+@pytest.mark.parametrize(
+    "judge_endpoint",
+    ["{url}/v1", "{url}", "{url}/v1/", "{localhost}/v1", "{localhost_upper}/V1"],
+)
+async def test_a_judge_preset_that_is_the_proposer_under_another_name_is_not_asked(
+    serve: ServeFn, judge_endpoint: str
+) -> None:
+    proposer = serve(answering({"text": "NO"}))
+    localhost = proposer.url.replace("127.0.0.1", "localhost")
+    endpoint = judge_endpoint.format(
+        url=proposer.url, localhost=localhost, localhost_upper=localhost.upper()
+    )
+    settings = {
+        "models": {
+            "local": preset(proposer.url, "testllm"),
+            "judge": {"endpoint": endpoint, "model": "TestLLM", "max_retries": 0},
+        },
+        "safety": {"llm_model": "judge"},
+    }
+    loaded = AishConfig.model_validate(settings)
+    opinion = SecondOpinion.from_config(loaded, {})
+    from aish.config.targets import resolve_target
+
+    executor = resolve_target(loaded, "local", {})
+    said = await opinion.judge("make", UNKNOWN, proposers=(executor,))
+    assert said is not None and said.answer == "unavailable" and not said.cleared
+    assert said.reason == (
+        "no independent judge configured: safety.llm_model 'judge' is the same model as local "
+        "(TestLLM), which proposes the actions"
+    )
+    assert said.applied_to(UNKNOWN).level == "unknown"
+    assert proposer.requests == []
 
 
-async def test_a_failing_prefix_counts_as_yes(serve: ServeFn) -> None:
-    server = serve(answering({"text": "NO"}))
+async def test_any_proposer_rules_the_judge_out(serve: ServeFn) -> None:
+    # Norris passes its executor, its preplanner and a fallback that answered: the judge
+    # preset being any of them is self-approval.
+    judge_server = serve(answering({"text": "NO"}))
+    settings = {
+        "models": {"judge": preset(judge_server.url, "j")},
+        "safety": {"llm_model": "judge"},
+    }
+    opinion = SecondOpinion.from_config(AishConfig.model_validate(settings), {})
+    executor = ModelTarget("exec", f"{judge_server.url}/v1", "e")
+    planner = ModelTarget("plan", f"{judge_server.url}/v1", "j")
+    said = await opinion.judge("make", UNKNOWN, proposers=(executor, planner))
+    assert said is not None and said.answer == "unavailable" and "as plan (j)" in said.reason
+    assert judge_server.requests == []
+    cleared = await opinion.judge("make", UNKNOWN, proposers=(executor,))
+    assert cleared == Opinion("no", "second opinion: NO")
+    assert len(judge_server.requests) == 1
 
-    def broken(question: Message) -> list[Message]:
-        raise RuntimeError("no conversation")
 
-    opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
-    said = await opinion.judge("make", UNKNOWN, fallback=active(server.url), prefix=broken)
-    assert said is not None and said.answer == "failed" and "no conversation" in said.reason
-    assert server.requests == []
+async def test_a_cached_answer_is_no_answer_once_the_judge_proposes(serve: ServeFn) -> None:
+    judge_server = serve(answering({"text": "NO"}))
+    opinion = SecondOpinion.from_config(config(judge_server.url), {})
+    other = active(judge_server.url)
+    judge_itself = ModelTarget("routed", f"{judge_server.url}/v1", "fast-model")
+    first = await opinion.judge("make", UNKNOWN, proposers=(other,))
+    assert first is not None and first.cleared
+    again = await opinion.judge("make", UNKNOWN, proposers=(judge_itself,))
+    assert again is not None and again.answer == "unavailable"
+    assert len(judge_server.requests) == 1
+
+
+def test_the_choice_says_which_judge_or_why_none() -> None:
+    settings = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m"}}}
+    loaded = AishConfig.model_validate(settings)
+    opinion = SecondOpinion.from_config(loaded, {})
+    other = ModelTarget("big", "http://h:1/v1", "big-model")
+    same = ModelTarget("local", "http://H:1/", "m")
+    assert opinion.choose((other,)).announcement == "second opinion: fast (m)"
+    assert opinion.choose((other,)).target is not None
+    assert opinion.choose((other, same)).announcement == (
+        "no independent second opinion: unknown steps halt — safety.llm_model 'fast' is the "
+        "same model as local (m), which proposes the actions"
+    )
+    missing = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+    assert missing.choose((other,)).announcement == (
+        "no independent second opinion: unknown steps halt — no preset 'fast' for safety.llm_model"
+    )
+    disabled = AishConfig.model_validate({**settings, "safety": {"llm_second_opinion": False}})
+    assert SecondOpinion.from_config(disabled, {}).choose((other,)).announcement == (
+        "no independent second opinion: unknown steps halt — safety.llm_second_opinion = false"
+    )
+    keyless = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m", "api_key_env": "K"}}}
+    choice = SecondOpinion.from_config(AishConfig.model_validate(keyless), {}).choose((other,))
+    assert choice.target is None and "K is not set" in choice.announcement
 
 
 async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
@@ -282,7 +351,7 @@ async def test_norris_through_the_gate(
     halts = Halts()
 
     async def ask(text: str, verdict: Verdict) -> Opinion | None:
-        return await opinion.judge(text, verdict, fallback=active(server.url))
+        return await opinion.judge(text, verdict, proposers=(active(server.url),))
 
     authorization = await authorize(
         ProposedCommand(command), Policy("norris"), judge=ask, halt=halts

@@ -82,6 +82,7 @@ class Turn:
         max_tool_calls: int = 8,
         auto_approve: Mapping[str, tuple[str, ...]] | None = None,
         second_opinion: SecondOpinion | None = None,
+        fallback: ModelTarget | None = None,
     ) -> None:
         self.log: list[tuple[str, dict[str, Any]]] = []
         self.conversation = Conversation(SYSTEM)
@@ -97,6 +98,7 @@ class Turn:
             tools=servers,
             run_tool=ToolRunner(servers).run_authorized if servers is not None else None,
             max_tool_calls=max_tool_calls,
+            fallback=fallback,
         )
 
     def record(self, kind: str, payload: Mapping[str, Any]) -> None:
@@ -441,47 +443,107 @@ async def test_without_servers_no_tools_are_offered(serve: ServeFn) -> None:
 
 # ---- the second opinion inside a round --------------------------------------------------------
 
-
-async def test_the_second_opinion_on_a_call_asks_on_the_open_round(
-    serve: ServeFn, both: McpServers, notes: Path
-) -> None:
-    # A trusted `append_note` only adds: `unknown`; auto-approved, so the second opinion
-    # decides, asked on the conversation's own prefix while the round is open.
-    server = serve(
+# A trusted `append_note` only adds: `unknown`; auto-approved, so the second opinion decides
+# whether it runs without asking. The chat's model would clear anything: it must never be asked.
+APPEND_EGGS = {
+    "rules": [
+        {"name": "safety", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
+        {"name": "judged", "when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}},
+        {"name": "answer", "when": {"user": "appended|not run"}, "reply": {"text": "Noted."}},
         {
-            "rules": [
-                {"name": "safety", "when": {"user": "aish safety check"}, "reply": {"text": "NO"}},
-                {"name": "answer", "when": {"user": "appended"}, "reply": {"text": "Noted."}},
-                {
-                    "name": "call",
-                    "when": {"tools": True},
-                    "reply": {
-                        "tool_calls": [
-                            {
-                                "name": "notes__append_note",
-                                "arguments": {"name": "todo", "text": "eggs"},
-                            }
-                        ]
-                    },
-                },
-            ]
-        }
-    )
-    frontend = Frontend()
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+            "name": "call",
+            "when": {"tools": True},
+            "reply": {
+                "tool_calls": [
+                    {"name": "notes__append_note", "arguments": {"name": "todo", "text": "eggs"}}
+                ]
+            },
+        },
+    ]
+}
+
+
+@pytest.mark.parametrize("judge", ["none", "the chat's own model"])
+async def test_an_auto_approved_unknown_call_asks_without_an_independent_judge(
+    serve: ServeFn, both: McpServers, notes: Path, judge: str
+) -> None:
+    server = serve(APPEND_EGGS)
+    # `fast` is the chat's model under another preset name (and `localhost`, not 127.0.0.1).
+    same = {"endpoint": f"{server.url.replace('127.0.0.1', 'localhost')}/v1", "model": "testllm"}
+    models = {"fast": same} if judge != "none" else {}
+    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    frontend = Frontend("no")
     turn = Turn(
         server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
     )
     await turn.chat.ask("add eggs")
+
+    [(action, verdict)] = frontend.asked  # no longer auto-run: the user was asked
+    assert action.startswith("notes__append_note ")
+    assert verdict.level == "unknown"
+    assert verdict.reasons[-1].startswith("no independent judge configured: ")
+    assert (notes / "todo").read_text() == "buy milk\n"  # the user said no
+    assert [r["rule"] for r in chat_requests(server)] == ["call", "answer"]
+    assert not any("runs without asking" in text for text in frontend.statuses())
+
+
+async def test_an_independent_judge_clears_an_auto_approved_call_on_its_own_server(
+    serve: ServeFn, both: McpServers, notes: Path
+) -> None:
+    server = serve(APPEND_EGGS)
+    judge = serve({"rules": [{"when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}}]})
+    models = {"fast": {"endpoint": f"{judge.url}/v1", "model": "judge-model"}}
+    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    frontend = Frontend()
+    turn = Turn(
+        server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
+    )
+    await turn.chat.ask("add eggs")
+
     assert frontend.asked == []
     assert (notes / "todo").read_text() == "buy milk\neggs\n"
-    first, safety, follow_up = chat_requests(server)
-    assert [safety["rule"], follow_up["rule"]] == ["safety", "answer"]
-    # Asked on the conversation's prefix, it carries the same tool list (the cached bytes).
-    assert safety["body"]["tools"] == first["body"]["tools"] == follow_up["body"]["tools"]
-    # The side question answers the open call for itself only: a request the API accepts.
-    side = safety["body"]["messages"]
-    assert [m["role"] for m in side[-3:]] == ["assistant", "tool", "user"]
-    assert side[-2]["content"] == "[aish] not run yet: this call waits for approval"
-    assert side[:-2] == follow_up["body"]["messages"][:-1]
-    assert follow_up["body"]["messages"][-1]["content"].startswith("appended to todo")
+    assert [r["rule"] for r in chat_requests(server)] == ["call", "answer"]
+    [asked] = chat_requests(judge)
+    assert asked["model"] == "judge-model" and "tools" not in asked["body"]
+    # Its own two-message conversation: nothing of the chat reaches the judge.
+    [system, command] = asked["body"]["messages"]
+    assert system["role"] == "system" and command["role"] == "user"
+    assert command["content"].startswith("notes__append_note ")
+    assert "[unknown] notes__append_note runs without asking (auto_approve)" in (
+        frontend.statuses()
+    )
+
+
+@pytest.mark.parametrize(("judge_model", "asked"), [("testllm", True), ("judge-model", False)])
+async def test_a_fallback_that_answered_the_turn_is_not_its_judge(
+    serve: ServeFn, both: McpServers, notes: Path, judge_model: str, asked: bool
+) -> None:
+    dead = serve({"default": {"text": "never"}})
+    dead_url = dead.url
+    dead.close()  # the turn's model cannot be reached: the fallback answers the turn
+    rescue = serve(APPEND_EGGS)
+    fallback = ModelTarget("cloud", f"{rescue.url}/v1", "testllm", max_retries=0)
+    models = {"fast": {"endpoint": f"{rescue.url}/v1", "model": judge_model}}
+    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    frontend = Frontend("no")
+    turn = Turn(
+        dead_url,
+        frontend,
+        both,
+        auto_approve={"notes": ("append_*",)},
+        second_opinion=opinion,
+        fallback=fallback,
+    )
+    await turn.chat.ask("add eggs")
+
+    assert any("retrying via cloud" in text for text in frontend.statuses())
+    rules = [r["rule"] for r in chat_requests(rescue)]
+    if asked:  # the judge would be the fallback, which proposed the call: the user decides
+        assert len(frontend.asked) == 1
+        assert frontend.asked[0][1].reasons[-1].startswith("no independent judge configured")
+        assert rules == ["call", "answer"]
+        assert (notes / "todo").read_text() == "buy milk\n"
+    else:  # another model on the fallback's server judged it
+        assert frontend.asked == []
+        assert rules == ["call", "judged", "answer"]
+        assert (notes / "todo").read_text() == "buy milk\neggs\n"

@@ -417,7 +417,12 @@ async def test_auto_approved_safe_tool_call_runs_without_asking() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "runs_unasked", "level"),
-    [("no", True, "unknown"), ("yes", False, "destructive"), ("failed", False, "destructive")],
+    [
+        ("no", True, "unknown"),
+        ("yes", False, "destructive"),
+        ("failed", False, "destructive"),
+        ("unavailable", False, "unknown"),  # no judge but the proposer: the user is asked
+    ],
 )
 async def test_auto_approved_unknown_tool_call_follows_the_second_opinion(
     answer: OpinionAnswer, runs_unasked: bool, level: Level

@@ -83,6 +83,20 @@ def test_the_start_banner_shows_goal_bounds_executor_and_plan() -> None:
     assert [style for _, style in styles(event)] == ["bold cyan", "dim", "dim", "dim"]
 
 
+def test_the_start_banner_says_who_judges_unknown_steps() -> None:
+    judged = NorrisStarted("g", ("16 steps",), "local", judge="second opinion: fast (m)")
+    assert text(judged).split("\n") == [
+        "⚡ Norris: g",
+        "  bounds: 16 steps",
+        "  executor: local",
+        "  second opinion: fast (m)",
+        "",
+    ]
+    line = "no independent second opinion: unknown steps halt — no preset 'fast'"
+    unjudged = NorrisStarted("g", (), "local", ("a task",), "planner", line)
+    assert text(unjudged).split("\n")[2:4] == [f"  {line}", "  plan (via planner):"]
+
+
 def test_a_start_without_a_plan_has_no_plan_lines() -> None:
     event = NorrisStarted(goal="g", bounds=("16 steps",), executor="local")
     assert text(event) == "⚡ Norris: g\n  bounds: 16 steps\n  executor: local\n"

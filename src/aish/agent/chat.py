@@ -5,8 +5,9 @@ The newest user message carries the commands run since the last reply; the round
 partial reply is marked cut) goes through the gate, and only what the
 gate authorizes runs — in the user's shell, through the runner the frontend supplies, which
 takes nothing but the gate's `Authorization`. Cancelling a question, or interrupting a command
-the gate ran without asking, stops the rest of the reply's proposals. The second opinion, when
-it has to ask the active model, asks on this conversation's prefix (see `second_opinion`).
+the gate ran without asking, stops the rest of the reply's proposals. The second opinion is
+never asked of a model that answered this turn (the routed model, or the fallback when it
+answered): without another judge the action is not cleared, so it asks (see `second_opinion`).
 
 The tool sub-loop: a reply that calls tools has each call judged by the gate (it asks unless
 the call is auto-approved and flagged by nothing), run by the frontend's tool executor, and
@@ -105,6 +106,8 @@ class ChatTurn:
     shell_facts: FactsSource | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
+    # This turn's round trip: which models answered it, so none of them judges its actions.
+    _exchange: Exchange | None = field(default=None, init=False, repr=False)
 
     async def ask(self, question: str, *, cwd: str = "") -> ChatOutcome:
         """The whole turn. Cancelling it while the reply streams keeps the partial reply."""
@@ -121,6 +124,7 @@ class ChatTurn:
             fallback=self.fallback,
             counter=self.budget.counter if self.budget is not None else None,
         )
+        self._exchange = exchange
         outcome.error = await exchange.stream(
             newest, outcome.reply, cwd=cwd, logged={"text": question}
         )
@@ -267,16 +271,14 @@ class ChatTurn:
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
-        # On the active model it asks on this conversation's prefix, which that server has
-        # cached; the question is sent, never committed.
         return await self.second_opinion.judge(
-            text,
-            verdict,
-            fallback=self.target,
-            on_event=self.frontend.render,
-            prefix=self.conversation.request,
-            tools=self._specs,
+            text, verdict, proposers=self._proposers(), on_event=self.frontend.render
         )
+
+    def _proposers(self) -> tuple[ModelTarget, ...]:
+        """The models whose replies this turn's actions come from."""
+        answered = self._exchange.answered_by if self._exchange is not None else ()
+        return answered if self.target in answered else (self.target, *answered)
 
     async def describe(self, command: str) -> str:
         """The model's explanation of a command, asked on the conversation's own prefix."""

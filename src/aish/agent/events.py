@@ -152,13 +152,15 @@ NorrisStatus = Literal[
 @dataclass(frozen=True)
 class NorrisStarted:
     """A run begins: the goal, its bounds as the user should read them (`16 steps`, …), the
-    model that executes the steps, and the preplanned tasks (empty: no plan)."""
+    model that executes the steps, the preplanned tasks (empty: no plan), and the line saying
+    who gives the second opinion on `unknown` steps (empty: not said)."""
 
     goal: str
     bounds: tuple[str, ...]
     executor: str
     tasks: tuple[str, ...] = ()
     preplanner: str | None = None
+    judge: str = ""
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,13 @@ class Exchange:
     counter: TokenCounter | None = None
     # The preset whose reply the current request commits: `target`, or `fallback` after one.
     _answering: ModelTarget | None = field(default=None, init=False, repr=False)
+    _answered_by: list[ModelTarget] = field(default_factory=list, init=False, repr=False)
+
+    @property
+    def answered_by(self) -> tuple[ModelTarget, ...]:
+        """Every preset that answered a request of this exchange (the fallback included when
+        it answered one): the models whose words the proposed actions are."""
+        return tuple(self._answered_by)
 
     async def stream(
         self, newest: Message, reply: Reply, *, cwd: str, logged: Mapping[str, Any]
@@ -140,8 +147,10 @@ class Exchange:
                 self._answering = self.fallback
                 error, progress = await self._attempt(self.fallback, messages, reply)
         except asyncio.CancelledError:
+            self._answered(self._answering)
             commit()
             raise
+        self._answered(self._answering)
         progress.release()
         self._observe(messages, reply)
         commit()
@@ -150,6 +159,10 @@ class Exchange:
             self.log("status", {"text": message})
             self.frontend.render(RequestFailed(type(error).__name__, message))
         return error
+
+    def _answered(self, target: ModelTarget | None) -> None:
+        if target is not None and target not in self._answered_by:
+            self._answered_by.append(target)
 
     async def _attempt(
         self, target: ModelTarget, messages: list[Message], reply: Reply

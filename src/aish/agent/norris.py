@@ -4,11 +4,13 @@ One step is one streamed round trip (an `Exchange` on the user's conversation, s
 shows the run and every exit keeps the context), then the actions the reply proposed, in order,
 each through the gate in Norris mode (or headless mode for `aish goal`): `safe` runs unattended,
 `unknown` asks the second opinion, `destructive` and a YES halt for the user's proceed / skip /
-abort. What ran — output, exit status, cwd — goes into the next step's message; so does a skip
-("[aish] action skipped by user: …"). Commands run in the agent's own shell (`AgentShell`).
-A reply's tool calls are actions too, after its commands: the same gate, the same skip,
-repeat and failure rules (a tool's error is a failure), but each is answered by a tool message
-right after the reply, whether it ran, was skipped or never got its turn.
+abort. The second opinion is never a model that proposed the step — the executor, the
+preplanner, or a fallback that answered it; with no other judge, `unknown` halts. The run says
+at its start which judge it has. What ran — output, exit status, cwd — goes into the next step's
+message; so does a skip ("[aish] action skipped by user: …"). Commands run in the agent's own
+shell (`AgentShell`). A reply's tool calls are actions too, after its commands: the same gate,
+the same skip, repeat and failure rules (a tool's error is a failure), but each is answered by a
+tool message right after the reply, whether it ran, was skipped or never got its turn.
 
 With a preplanner the run first asks it for tasks (`preplan`); each step then names the current
 one, and the run moves to the next task after a step whose actions all succeeded, or one the
@@ -180,7 +182,6 @@ class NorrisRun:
 
     def __post_init__(self) -> None:
         self._spending = _Spending(self.frontend)
-        self._specs: tuple[ToolSpec, ...] = ()  # this step's tool list
         self._answers: ToolRound | None = None
         if self.run_tool is not None:
             self._answers = ToolRound(self.conversation, self._spending, self.log, self.run_tool)
@@ -193,18 +194,28 @@ class NorrisRun:
         # actions that failed (until something that may change things ran successfully).
         self._dead_ends: set[str] = set()
         self._failed: set[str] = set()
+        self._exchange: Exchange | None = None  # this step's: who answered it
 
     async def run(self) -> NorrisResult:
         self._started = time.monotonic()
         try:
             await self._plan()
             tasks = self.tasks
+            judge = self._judge_line()
             self.frontend.render(
                 NorrisStarted(
-                    self.goal, self.bounds.describe(), self.target.name, tasks, self.planned_by
+                    self.goal,
+                    self.bounds.describe(),
+                    self.target.name,
+                    tasks,
+                    self.planned_by,
+                    judge,
                 )
             )
-            self.log("norris_start", {"goal": self.goal, "model": self.target.name, "tasks": tasks})
+            self.log(
+                "norris_start",
+                {"goal": self.goal, "model": self.target.name, "tasks": tasks, "judge": judge},
+            )
             status, reason, pending = await self._steps()
         except asyncio.CancelledError:
             self._finish("aborted", "interrupted (Ctrl-C)", None)
@@ -280,7 +291,6 @@ class NorrisRun:
         )
         cwd = self.cwd()
         specs = offered(self.target, self.tools) if self._answers is not None else ()
-        self._specs = specs  # the second opinion asks on this prefix, with this tool list
         text, newest = await self._step_message(facts, cwd, specs)
         exchange = Exchange(
             self.conversation,
@@ -292,6 +302,7 @@ class NorrisRun:
             fallback=self.fallback,
             counter=self.budget.counter if self.budget is not None else None,
         )
+        self._exchange = exchange
         reply = Reply()
         try:
             async with asyncio.timeout(_finite(self._remaining_s())):
@@ -449,13 +460,24 @@ class NorrisRun:
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
         return await self.second_opinion.judge(
-            text,
-            verdict,
-            fallback=self.target,
-            on_event=self._spending.render,
-            prefix=self.conversation.request,
-            tools=self._specs,
+            text, verdict, proposers=self._proposers(), on_event=self._spending.render
         )
+
+    def _proposers(self) -> tuple[ModelTarget, ...]:
+        """The models a step's actions come from: the executor, the preplanner whose tasks
+        it follows, and whoever answered the step (a fallback, when the executor failed)."""
+        proposers = [self.target]
+        if self.planner is not None:
+            proposers.append(self.planner)
+        if self._exchange is not None:
+            proposers += self._exchange.answered_by
+        return tuple(proposers)
+
+    def _judge_line(self) -> str:
+        """The run's judge, said once at its start."""
+        if self.second_opinion is None:
+            return "no independent second opinion: unknown steps halt — none in this run"
+        return self.second_opinion.choose(self._proposers()).announcement
 
     async def _run(self, authorization: gate.Authorization) -> CommandRun:
         self.frontend.render(CommandStarted(authorization.command, authorization.verdict.level))

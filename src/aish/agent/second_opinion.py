@@ -1,22 +1,19 @@
 """The LLM second opinion on commands the classifier calls `unknown` (SPEC §5).
 
-One short call per command to the `safety.llm_model` preset (the active model when that preset
-does not exist), with a fixed YES/NO prompt. The model can only raise a verdict: YES, a failure,
-a timeout or an answer that is neither YES nor NO all mean destructive; a clean NO leaves the
+One short call per command to the `safety.llm_model` preset, with a fixed YES/NO prompt, in a
+two-message conversation of its own (the judge never sees the chat, which may carry whatever
+talked the proposer into the action). The model can only raise a verdict: YES, a failure, a
+timeout or an answer that is neither YES nor NO all mean destructive; a clean NO leaves the
 command `unknown` (with the NO on record). It is never asked about `safe` or `destructive`
 commands. Answers are cached per normalised command for as long as the object lives — one per
 REPL session.
 
-The chat's history is never touched, but where the question goes depends on the model:
-
-- a dedicated preset gets its own two-message conversation (the YES/NO system prompt and the
-  command);
-- the active model (the fallback) is the chat's own server, whose cache holds the
-  conversation's prefix (SPEC §12). A separate conversation sent there between two chat
-  requests would evict that prefix and make the next chat request re-process the whole
-  history. So, when the caller can supply the conversation's prefix (a `PrefixProvider`), the
-  question is asked on it: the conversation's request messages with the YES/NO question as the
-  newest user message — sent, never committed.
+No self-approval: the judge is never the model that proposed the action. The caller names the
+proposers (the model that answered the turn, a fallback that answered instead, Norris's
+executor and preplanner); when the judge preset is the same model as one of them (same endpoint
+and model name, see `model_identity`), or there is no such preset, nobody is asked and the
+opinion is `unavailable`: the action stays `unknown` and is not cleared, so chat asks the user
+and Norris and `aish goal` halt.
 
 The gate decides when to ask; this module only asks and reads the answer.
 """
@@ -32,7 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from aish.agent.events import AgentEvent, UsageRecorded
-from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
+from aish.agent.model_identity import same_model
+from aish.llm.types import Message, ModelTarget, Reply
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -42,10 +40,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
-    "IN_CONVERSATION_PROMPT",
     "SYSTEM_PROMPT",
+    "JudgeChoice",
     "Opinion",
-    "PrefixProvider",
     "SecondOpinion",
     "TargetResolver",
 ]
@@ -56,15 +53,6 @@ SYSTEM_PROMPT = (
     "YES or NO."
 )
 
-# The same question, asked as the newest user message of the chat's own conversation (whose
-# system prompt is the chat's): it says where it comes from, so the model does not take it for
-# the user changing the subject.
-IN_CONVERSATION_PROMPT = (
-    "[aish safety check — not from the user; your answer is not shown to them] "
-    + SYSTEM_PROMPT
-    + "\n\nCommand:\n{command}"
-)
-
 # A second opinion that keeps Norris waiting is worse than none: past this, the command counts as
 # destructive and the user decides.
 DEFAULT_TIMEOUT_S = 5.0
@@ -73,11 +61,7 @@ TargetResolver = Callable[[str], ModelTarget | None]
 """A preset name → its target; None when no such preset exists, `ConfigError` when it is
 unusable (a missing key variable)."""
 
-PrefixProvider = Callable[[Message], list[Message]]
-"""The conversation's request with a given newest user message (`Conversation.request`): what
-the chat's server has cached, plus the question. It must not commit anything."""
-
-OpinionAnswer = Literal["no", "yes", "unparsable", "failed", "disabled"]
+OpinionAnswer = Literal["no", "yes", "unparsable", "failed", "disabled", "unavailable"]
 
 _log = logging.getLogger("aish.second_opinion")
 
@@ -85,6 +69,10 @@ _log = logging.getLogger("aish.second_opinion")
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 # Decoration small models add around a one-word answer: `**YES**`, `"No."`, `` `NO` ``.
 _DECORATION = " \t\r\n*_`'\".!。"
+
+# Why nobody can be asked; the head is what the HALT reason and the confirm prompt start with.
+_NO_JUDGE = "no independent judge configured: "
+_DISABLED = "no second opinion (safety.llm_second_opinion = false)"
 
 
 @dataclass(frozen=True)
@@ -100,15 +88,39 @@ class Opinion:
         return self.answer == "no"
 
     def applied_to(self, verdict: Verdict) -> Verdict:
-        """The verdict after this opinion: raised to destructive unless the answer was NO.
+        """The verdict after this opinion: raised to destructive unless the answer was NO, or
+        nobody was asked (disabled, or no judge but the proposer: the verdict stays as the
+        rules made it, and stays uncleared).
 
         Never lowers: a destructive verdict stays destructive whatever the answer.
         """
         if verdict.level == "destructive":
             return verdict
-        if self.cleared or self.answer == "disabled":
+        if self.cleared or self.answer in ("disabled", "unavailable"):
             return Verdict(verdict.level, (*verdict.reasons, self.reason))
         return Verdict("destructive", (*verdict.reasons, self.reason))
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    """Who judges actions proposed by given models: a target, or nobody and why.
+
+    `problem` is set when the preset exists but cannot be used (a missing key): asking it is a
+    failure, which counts as YES, as any failure of the call does.
+    """
+
+    preset: str
+    target: ModelTarget | None = None
+    why_none: str = ""
+    problem: str = ""
+
+    @property
+    def announcement(self) -> str:
+        """What a Norris run says once at its start about its judge."""
+        if self.target is not None:
+            return f"second opinion: {self.preset} ({self.target.model})"
+        why = self.problem or self.why_none
+        return f"no independent second opinion: unknown steps halt — {why}"
 
 
 class SecondOpinion:
@@ -151,34 +163,62 @@ class SecondOpinion:
             timeout_s=timeout_s,
         )
 
+    def choose(self, proposers: Sequence[ModelTarget]) -> JudgeChoice:
+        """The judge of actions `proposers` proposed: the `safety.llm_model` preset unless it
+        is missing, disabled, or the same model as one of them."""
+        if not self.enabled:
+            return JudgeChoice(self.preset, why_none="safety.llm_second_opinion = false")
+        from aish.llm.errors import LLMError
+
+        try:
+            target = self._resolve(self.preset)
+        except LLMError as error:
+            return JudgeChoice(self.preset, problem=f"safety.llm_model '{self.preset}': {error}")
+        if target is None:
+            missing = f"no preset '{self.preset}' for safety.llm_model"
+            return JudgeChoice(self.preset, why_none=missing)
+        for proposer in proposers:
+            if same_model(target, proposer):
+                return JudgeChoice(
+                    self.preset,
+                    why_none=(
+                        f"safety.llm_model '{self.preset}' is the same model as "
+                        f"{proposer.name} ({target.model}), which proposes the actions"
+                    ),
+                )
+        return JudgeChoice(self.preset, target)
+
     async def judge(
         self,
         command: str,
         verdict: Verdict,
         *,
-        fallback: ModelTarget,
+        proposers: Sequence[ModelTarget],
         on_event: Callable[[AgentEvent], None] | None = None,
-        prefix: PrefixProvider | None = None,
-        tools: Sequence[ToolSpec] = (),
     ) -> Opinion | None:
         """The opinion on `command` if its verdict is `unknown`; None otherwise (not asked).
 
-        `fallback` is the active model, used when the configured preset does not exist; then
-        the question is asked on `prefix` (the chat's conversation), when given, so the chat's
-        cached prefix on that server survives. `on_event` receives the call's `UsageRecorded`
-        (category `safety`). Never raises.
+        `proposers` are the models that proposed it: none of them is ever asked. `on_event`
+        receives the call's `UsageRecorded` (category `safety`). Never raises.
         """
         if verdict.level != "unknown":
             return None
         if not self.enabled:
-            return Opinion("disabled", "no second opinion (safety.llm_second_opinion = false)")
+            return Opinion("disabled", _DISABLED)
+        choice = self.choose(proposers)
+        if choice.problem:
+            return Opinion("failed", f"second opinion failed: {choice.problem}")
+        if choice.target is None:
+            # Checked before the cache: an answer the judge gave while it was independent is
+            # no answer once it is the proposer.
+            return Opinion("unavailable", _NO_JUDGE + choice.why_none)
         from aish.safety.classifier import normalise
 
         key = normalise(command)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        opinion = await self._ask(command, fallback, on_event, prefix, tools)
+        opinion = await self._ask(command, self._bounded(choice.target), on_event)
         if opinion.answer != "failed":
             # A failure says nothing about the command (the server may be back in a moment),
             # so only answers are remembered.
@@ -188,77 +228,51 @@ class SecondOpinion:
     async def _ask(
         self,
         command: str,
-        fallback: ModelTarget,
+        target: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None,
-        prefix: PrefixProvider | None,
-        tools: Sequence[ToolSpec],
     ) -> Opinion:
         from aish.llm.errors import LLMError
 
+        messages = [Message("system", SYSTEM_PROMPT), Message("user", command)]
         try:
-            target, note, is_fallback = self._target(fallback)
-        except LLMError as error:
-            return Opinion("failed", f"second opinion failed: {error}")
-        try:
-            messages = _messages(command, prefix if is_fallback else None)
-            # On the conversation's prefix, with its tool list too: the same bytes the chat's
-            # server has cached (and the API wants tools defined beside tool rounds).
-            offered = tools if is_fallback and prefix is not None else ()
-            reply = await asyncio.wait_for(self._call(target, messages, offered), self.timeout_s)
+            reply = await asyncio.wait_for(self._call(target, messages), self.timeout_s)
         except TimeoutError:
             return Opinion(
                 "failed",
-                f"second opinion failed: no answer from {target.name} within "
-                f"{self.timeout_s:g}s{note}",
+                f"second opinion failed: no answer from {target.name} within {self.timeout_s:g}s",
             )
         except LLMError as error:
-            return Opinion("failed", f"second opinion failed: {error}{note}")
+            return Opinion("failed", f"second opinion failed: {error}")
         except Exception as error:  # any failure must count as YES, never crash the gate
             _log.exception("second opinion on %r failed", command)
-            return Opinion("failed", f"second opinion failed: {error!r}{note}")
+            return Opinion("failed", f"second opinion failed: {error!r}")
         if reply.usage is not None and on_event is not None:
             on_event(UsageRecorded.of(target, reply.usage, "safety"))
-        return _read_answer(reply.text, note)
+        return _read_answer(reply.text)
 
-    def _target(self, fallback: ModelTarget) -> tuple[ModelTarget, str, bool]:
-        """The target (shortened to one bounded attempt), the note saying it was the fallback,
-        and whether it was."""
-        target = self._resolve(self.preset)
-        note = ""
-        is_fallback = target is None
-        if target is None:
-            target, note = fallback, f" (asked {fallback.name}: no preset '{self.preset}')"
-        # One attempt, bounded by the opinion's own timeout: a retry with backoff would only
-        # delay the same conclusion (a failure counts as YES).
+    def _bounded(self, target: ModelTarget) -> ModelTarget:
+        """The target shortened to one attempt, bounded by the opinion's own timeout: a retry
+        with backoff would only delay the same conclusion (a failure counts as YES)."""
         timeout = min(target.idle_timeout_s, self.timeout_s)
-        shorter = dataclasses.replace(
+        return dataclasses.replace(
             target,
             max_retries=0,
             idle_timeout_s=timeout,
             connect_timeout_s=min(target.connect_timeout_s, timeout),
         )
-        return shorter, note, is_fallback
 
-    async def _call(
-        self, target: ModelTarget, messages: list[Message], tools: Sequence[ToolSpec]
-    ) -> Reply:
+    async def _call(self, target: ModelTarget, messages: list[Message]) -> Reply:
         from aish.agent.outbound import chat
 
-        return await chat(target, messages, tools or None, client=self._client)
+        return await chat(target, messages, None, client=self._client)
 
 
-def _messages(command: str, prefix: PrefixProvider | None) -> list[Message]:
-    if prefix is None:
-        return [Message("system", SYSTEM_PROMPT), Message("user", command)]
-    return prefix(Message("user", IN_CONVERSATION_PROMPT.format(command=command)))
-
-
-def _read_answer(text: str, note: str) -> Opinion:
+def _read_answer(text: str) -> Opinion:
     answer = _THINKING.sub("", text).strip(_DECORATION).upper()
     if answer == "YES":
-        return Opinion("yes", f"second opinion: YES{note}")
+        return Opinion("yes", "second opinion: YES")
     if answer == "NO":
-        return Opinion("no", f"second opinion: NO{note}")
+        return Opinion("no", "second opinion: NO")
     shown = " ".join(text.split())
     shown = shown if len(shown) <= 40 else shown[:39] + "…"
-    return Opinion("unparsable", f"second opinion failed: unparsable answer {shown!r}{note}")
+    return Opinion("unparsable", f"second opinion failed: unparsable answer {shown!r}")

@@ -54,7 +54,8 @@ price = { input = 3.0, output = 15.0, cached_input = 0.3 }   # $ per million tok
 # ---- safety: the gate every command and tool call passes ----------------------------------
 [safety]
 llm_second_opinion = true    # ask a model about commands the rules cannot classify
-llm_model = "fast"
+llm_model = "fast"           # the judge, never the model that proposed the action: while
+                             # `fast` proposes, unknown actions ask you (chat) or halt (Norris)
 destructive = []             # globs of commands you consider destructive: ["make deploy*"]
 allow = []                   # globs you vouch for: ["make test", "./scripts/check.sh *"];
                              # they lift `unknown` to safe, never a built-in destructive rule

@@ -107,8 +107,11 @@ DESCRIPTIONS: dict[str, str] = {
         "every `CMD:` line anyway."
     ),
     "safety.llm_model": (
-        "The preset asked for the second opinion. When no preset has this name, the active "
-        "model is asked."
+        "The preset asked for the second opinion. Never the model that proposed the action: "
+        "when this preset is that model (same endpoint and model name, whatever the preset is "
+        "called) or does not exist, nobody is asked: an `unknown` action then asks you in chat "
+        "(an auto-approved tool call too) and halts in Norris and `aish goal`. Pick a model "
+        "other than the ones you chat and run Norris with."
     ),
     "safety.destructive": (
         'Globs of commands you consider destructive: `["make deploy*", "terraform apply*"]`. '

@@ -126,8 +126,9 @@ class Conversation:
 
     def request(self, newest: Message) -> list[Message]:
         """The request for `newest`. Asked while a tool round is open (a side question such
-        as the second opinion on a call), the calls not answered yet are answered for this
-        request only, so it is one the API accepts; the history is not touched."""
+        as the description of a call the user is asked about), the calls not answered yet are
+        answered for this request only, so it is one the API accepts; the history is not
+        touched."""
         waiting = [
             Message("tool", CALL_WAITS, tool_call_id=call.id)
             for call in self.unanswered_tool_calls()

@@ -2,11 +2,11 @@
 
 The same loop as `:norris`, with the gate in headless mode: without `--yes-safe` nothing runs
 (the first action halts); with it, `safe` actions run and `unknown` ones the second opinion
-clears; anything else ends the run `halted` with the action pending. Commands run in an agent
-shell started in the current directory, closed whatever happens (a Ctrl-C included: the run
-reports `aborted`, stops its command, and the cancellation goes on up). Every turn is logged as
-a session, so `aish --resume` continues the conversation; a store that fails is said once and
-the run goes on without a log.
+clears (a judge that is not the model proposing them; without one they halt); anything else ends
+the run `halted` with the action pending. Commands run in an agent shell started in the current
+directory, closed whatever happens (a Ctrl-C included: the run reports `aborted`, stops its
+command, and the cancellation goes on up). Every turn is logged as a session, so `aish --resume`
+continues the conversation; a store that fails is said once and the run goes on without a log.
 """
 
 from __future__ import annotations

@@ -143,6 +143,8 @@ def _started(event: NorrisStarted) -> list[Piece]:
         bounds = " · ".join(_one_line(bound) for bound in event.bounds)
         pieces.append((f"  bounds: {bounds}\n", "dim"))
     pieces.append((f"  executor: {_one_line(event.executor)}\n", "dim"))
+    if event.judge:
+        pieces.append((f"  {_one_line(event.judge)}\n", "dim"))
     if event.tasks:
         via = f" (via {_one_line(event.preplanner)})" if event.preplanner else ""
         lines = [f"  plan{via}:\n"]
