@@ -6,7 +6,7 @@ that names the command, with the offending syscalls.
 
 All runs happen once, in parallel, in a module fixture; each command is its own test case, so
 `-rA` or `python -m tests.oracle.report` lists every contradiction. Without bubblewrap or
-strace every case skips with one reason.
+strace the module skips, with one line saying why.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from ..corpus_files import corpus_file
-from .cases import Case, all_cases, generated_cases, is_safe
+from .cases import Case, all_cases, is_safe
 from .runner import check_all, describe
-from .sandbox import POISONED, PROJECT, Outcome, Seeds, missing_tools, parse
+from .sandbox import POISONED, PROJECT, Outcome, Seeds, missing_tools
 
 MISSING = missing_tools()
+if MISSING is not None:
+    pytest.skip(f"the safe oracle needs bubblewrap and strace: {MISSING}", allow_module_level=True)
 CASES = [case for case in all_cases() if is_safe(case)]
 
 
@@ -31,15 +32,11 @@ def _id(case: Case) -> str:
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[Case, Outcome]:
-    if MISSING is not None:
-        pytest.skip(f"the safe oracle needs bubblewrap and strace: {MISSING}")
     return check_all(CASES)
 
 
 @pytest.fixture(scope="module")
 def seeds() -> Iterator[Seeds]:
-    if MISSING is not None:
-        pytest.skip(f"the safe oracle needs bubblewrap and strace: {MISSING}")
     built = Seeds()
     yield built
     built.close()
@@ -52,25 +49,6 @@ def test_safe_verdict_holds_in_the_sandbox(case: Case, outcomes: dict[Case, Outc
         pytest.fail(f"{case.label}: the oracle could not run it: {outcome.error}", pytrace=False)
     if outcome.violations:
         pytest.fail(describe(case, outcome), pytrace=False)
-
-
-def test_the_corpus_commands_are_among_the_cases() -> None:
-    if corpus_file("commands.tsv") is None:
-        pytest.skip("commands corpus not found: set AISH_CORPUS_DIR or keep ../shared/corpus")
-    assert sum(1 for case in CASES if case.source == "corpus") > 100
-
-
-def test_every_family_is_generated_and_some_are_judged_safe_or_not_run() -> None:
-    generated = generated_cases()
-    families = {case.source for case in generated}
-    assert families >= {
-        "generated:runtime-data",
-        "generated:shell-state",
-        "generated:repo-config",
-        "generated:egress",
-    }
-    assert len(generated) > 150
-    assert generated == generated_cases(), "the generated set must be deterministic"
 
 
 # The oracle's own checks: a test that cannot fail is a defect, so the unsafe must be flagged
@@ -131,18 +109,3 @@ def test_the_oracle_passes_a_harmless_command(seeds: Seeds, command: str) -> Non
 
 def test_the_probe_alone_is_harmless_in_the_clean_project(seeds: Seeds) -> None:
     assert seeds.check(":").violations == []
-
-
-def test_an_interrupted_call_is_still_an_attempt() -> None:
-    calls = parse(
-        '7     openat(AT_FDCWD</p>, "x", O_WRONLY|O_CREAT <unfinished ...>\n'
-        '8     execve("/usr/bin/ls", ["ls"], 0x0 /* 3 vars */) = 0\n'
-        "7     <... openat resumed>, 0666) = 3</p/x>\n"
-        '9     unlinkat(AT_FDCWD</p>, "y", 0 <unfinished ...>\n'
-    )
-    assert [(c.pid, c.name, c.result) for c in calls] == [
-        (8, "execve", "0"),
-        (7, "openat", "3</p/x>"),
-        (9, "unlinkat", "?"),
-    ]
-    assert calls[1].args == 'AT_FDCWD</p>, "x", O_WRONLY|O_CREAT, 0666'
