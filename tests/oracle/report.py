@@ -8,12 +8,22 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 
 from .cases import safe_cases
 from .runner import check_all, describe, jobs
 from .sandbox import missing_tools
+
+
+def short(violation: str) -> str:
+    """A violation without its syscall's full text: `execve: executes /usr/bin/touch, …`."""
+    call = re.search(r"\(pid \d+: (\w+)\(", violation)
+    head = violation.split(" (pid ")[0]
+    if call is None:
+        return head if len(head) <= 200 else head[:197] + "..."
+    return f"{call[1]}: {head}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = [(case, outcome) for case, outcome in outcomes.items() if outcome.violations]
     for case, outcome in bad:
         if args.brief:
-            print(f"[{case.source}] {case.label}\n    {outcome.violations[0]}")
+            print(f"[{case.source}] {case.label}\n    {short(outcome.violations[0])}")
         else:
             print(describe(case, outcome), end="\n\n")
     errors = [case for case, outcome in outcomes.items() if outcome.error]
