@@ -8,6 +8,9 @@ STAMP := $(VENV)/.installed
 TOOLS := .tools
 EVERYTHING_VERSION := 2026.8.31
 TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
+# bubblewrap and strace for the `safe` oracle (tests/oracle): from apt when we are root; without
+# them the oracle's tests skip and say why. The stamp is made only once both are there.
+SANDBOX_STAMP := $(TOOLS)/.installed-sandbox
 
 .PHONY: run test lint typecheck unit bench soak clean
 
@@ -26,6 +29,20 @@ $(TOOLS_STAMP):
 		@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
 	touch $(TOOLS_STAMP)
 
+$(SANDBOX_STAMP):
+	@if ! command -v bwrap >/dev/null || ! command -v strace >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing bubblewrap and strace for the safe oracle (apt-get)"; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends bubblewrap strace; } >/dev/null 2>&1 \
+				|| echo "apt-get could not install bubblewrap/strace: the safe oracle will skip"; \
+		else \
+			echo "bubblewrap/strace missing and not root: the safe oracle (tests/oracle) will skip"; \
+		fi; \
+	fi
+	@if command -v bwrap >/dev/null && command -v strace >/dev/null; then \
+		mkdir -p $(TOOLS) && touch $@; fi
+
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
 
@@ -36,7 +53,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(TOOLS_STAMP)
+unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit

@@ -1,0 +1,1 @@
+"""The differential oracle for `safe` (issue 17): see `sandbox.py` for what counts as harm."""
