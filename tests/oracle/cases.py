@@ -9,17 +9,28 @@ the same commands.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import functools
 import importlib
+import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from aish.agent.shell_facts import ShellFactsSource
 from aish.safety.classifier import classify
+from aish.safety.live_shell import ShellFacts
+from aish.shell.state_report import ShellStateReport
 
 from ..corpus_files import corpus_file
-from .sandbox import ORACLE_PORT, POISONED, PROJECT
+from .sandbox import HOME, ORACLE_PORT, POISONED, PROJECT, SANDBOX_PATH, seed_home
 
 
 @dataclass(frozen=True)
@@ -35,9 +46,42 @@ class Case:
 
 
 def is_safe(case: Case) -> bool:
-    """The verdict under test. The classifier reads only the text; the cwd is not one of its
-    inputs today, so a command is judged the same in a poisoned repository."""
-    return classify(case.command).level == "safe"
+    """The verdict under test, taken as the gate takes it: against the facts of the shell that
+    will run the command (its PATH and builtins, and the configuration git reads in its cwd)."""
+    return classify(case.command, None, shell_facts(case)).level == "safe"
+
+
+@functools.cache
+def _seeded_home() -> Path:
+    """One copy of the sandbox's home, outside any sandbox: where git's configuration for a
+    case's cwd is read, as the gate reads it in the shell's cwd."""
+    root = Path(tempfile.mkdtemp(prefix="aish-oracle-facts-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    seed_home(root / "home", "a")
+    return root / "home"
+
+
+@functools.cache
+def _builtins() -> frozenset[str]:
+    listed = subprocess.run(["bash", "-c", "compgen -b"], capture_output=True, text=True)
+    return frozenset(listed.stdout.split())
+
+
+def shell_facts(case: Case) -> ShellFacts | None:
+    """What the gate would learn from the sandbox's shell about to run `case`."""
+    home = _seeded_home()
+    report = ShellStateReport(
+        builtins=_builtins(),
+        path=SANDBOX_PATH,
+        cwd=str(home / os.path.relpath(case.cwd, HOME)),
+        env={"PATH": SANDBOX_PATH, "HOME": str(home), "LANG": "C.UTF-8"},
+        digest=case.cwd,
+    )
+
+    async def state() -> ShellStateReport:
+        return report
+
+    return asyncio.run(ShellFactsSource(state)(case.command))
 
 
 def corpus_cases() -> list[Case]:

@@ -84,6 +84,7 @@ HOME = "/home/user"
 PROJECT = f"{HOME}/project"
 POISONED = f"{PROJECT}/vendor/lib"
 ORACLE_PORT = 8765
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TIMEOUT = 3.0
 _OUT = "/tmp/.oracle"  # bound from the host: the trace; never scratch for the command
 
@@ -432,7 +433,7 @@ def _trace(
         "--bind", str(out), _OUT,
         "--chdir", cwd,
         "--clearenv",
-        "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "--setenv", "PATH", SANDBOX_PATH,
         "--setenv", "HOME", HOME,
         "--setenv", "USER", "root",
         "--setenv", "LANG", "C.UTF-8",
