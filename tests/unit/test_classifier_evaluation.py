@@ -13,6 +13,8 @@ Each row is (command, expected level, a fragment the reasons must contain).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aish.safety.arithmetic import read_arithmetic
 from aish.safety.classifier import classify
@@ -233,3 +235,98 @@ def test_arithmetic_reads_names_and_sees_through_nothing_else() -> None:
     assert read_arithmetic("$# + $? + ${#x} + ${#a[@]} + 16#ff").opaque is None
     for text in ("$(id)", "`id`", "a[0]", "$1", "$@", "${x:-1}", "'1'", "\\1", "x;y", "$[1]"):
         assert read_arithmetic(text).opaque is not None, text
+
+
+# ---- properties: any run-time source reaching any evaluation site, however wrapped -------------
+
+# Ways a line gets a value it cannot vouch for into x ("" leaves x to the environment).
+_SOURCES = [
+    "",
+    "read -r x < f; ",
+    "x=$(cat f); ",
+    "x=`cat f`; ",
+    "x=5; read x < f; ",
+    "x=5; x=$y; ",
+    "mapfile -t x < f; ",
+    'IFS= read -r x <<< "$y"; ',
+    'printf -v x %s "$(cat f)"; ',
+    'x=5; eval "$(cat f)"; ',
+    "true || x=5; ",
+    "(x=5); ",
+    "x=5 | cat; ",
+    "for x in $(cat f); do :; done; ",
+    "x=HOME; x+=$(cat f); ",
+]
+# Places bash evaluates x (as arithmetic, a subscript, an offset or an indirect name).
+_SITES = [
+    "echo $((x+1))",
+    'echo "$(( x ))"',
+    "echo $[x]",
+    "(( x > 3 ))",
+    "((x))",
+    "let y=x",
+    'let "y = x * 2"',
+    "[[ x -eq 1 ]]",
+    "[[ $x -lt 1 ]]",
+    '[[ 1 -ne "$x" ]]',
+    "echo ${a[x]}",
+    'echo "${a[$x]}"',
+    "echo ${s:x}",
+    "echo ${s:0:$x}",
+    "for ((i=0;i<x;i++)); do :; done",
+    "echo ${!x}",
+    'printf -v "$x" hi',
+    'test -v "$x"',
+    '[ -v "$x" ]',
+    "[[ -v $x ]]",
+    'read -r "$x" <<< hi',
+    "declare -i y=$x",
+    "case 1 in $((x))) ;; esac",
+]
+_SITE_WRAPS = [
+    "{}",
+    "if true; then {}; fi",
+    "while true; do {}; break; done",
+    "( {} )",
+    "{{ {}; }}",
+    "true && {}",
+    "f() {{ {}; }}",
+    "eval '{}'",
+    "bash -c '{}'",
+    "echo $( {} )",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    source=st.sampled_from(_SOURCES),
+    site=st.sampled_from(_SITES),
+    wrap=st.sampled_from(_SITE_WRAPS),
+)
+def test_a_value_the_line_cannot_vouch_for_never_reaches_an_evaluation_safely(
+    source: str, site: str, wrap: str
+) -> None:
+    if "'" in wrap and "'" in site:
+        return  # a single-quoted wrap of single quotes is another command
+    line = source + wrap.format(site)
+    assert classify(line).level != "safe", line
+
+
+# Values the line sets to numbers, reaching arithmetic in places that certainly run after.
+_NUMERIC_SOURCES = ["x=5; ", "x=$((2*3)); ", "(( x = 4 )); ", "x=5 && ", "local x=1; "]
+_NUMERIC_SITES = [
+    "echo $((x+1))",
+    "(( x > 3 ))",
+    "let y=x",
+    "[[ x -eq 1 ]]",
+    "echo ${a[x]}",
+    "echo ${s:x:1}",
+    "for ((i=0;i<x;i++)); do echo $i; done",
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(source=st.sampled_from(_NUMERIC_SOURCES), site=st.sampled_from(_NUMERIC_SITES))
+def test_numbers_the_line_sets_stay_safe(source: str, site: str) -> None:
+    line = source + site
+    assert classify(line).level == "safe", (line, classify(line).reasons)
