@@ -65,6 +65,8 @@ ARITHMETIC = [
     ("l\\et x", "unknown", "evaluates x"),
     ("'let' x", "unknown", "evaluates x"),
     ("let -- x", "unknown", "evaluates x"),
+    ("LC_ALL=C let y=x", "unknown", "evaluates x"),
+    ("2>/dev/null let y=x", "unknown", "evaluates x"),
     ("echo ${x:${n}}", "unknown", "evaluates n"),
     ("command let y=x", "unknown", "evaluates x"),
     ("[[ n -eq 1 ]]", "unknown", "evaluates n"),

@@ -90,8 +90,8 @@ def _is_site(node: Node) -> bool:
         value = node.child_by_field_name("value")
         return value is not None and value.type == "array"
     if kind == "command":
-        first = node.child(0)
-        if first is None or first.type != "command_name":
+        first = next((c for c in node.children if c.type == "command_name"), None)
+        if first is None:
             return False
         # Cheap first: most commands are neither `let` nor `builtin`/`command`/`time` before it.
         name = node_text(first).replace("'", "").replace('"', "").replace("\\", "")
