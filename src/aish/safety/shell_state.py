@@ -110,9 +110,11 @@ def builtin_assignments(program: str, args: Sequence[Arg]) -> list[str] | None:
         return names
     if program == "getopts":
         return values[1:2]
-    if program in _DECLARATIONS or program == "let":
+    if program == "let":  # its words are expressions; evaluated_data judges what they read
+        return [a.value.split("=", 1)[0].rstrip("+-*/%<>&|^") for a in args if a.value]
+    if program in _DECLARATIONS:
         names = [v.split("=", 1)[0].rstrip("+") for v in values if not v.startswith(("-", "+"))]
-        options = [v for v in values if v.startswith("-") and program != "let"]
+        options = [v for v in values if v.startswith("-")]
         names += ["declare -i"] if any("i" in o[1:] for o in options) else []
         names += ["declare -n"] if any("n" in o[1:] for o in options) else []
         return names
