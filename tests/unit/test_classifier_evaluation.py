@@ -223,6 +223,25 @@ SHELL_TABLES = [
     ("enable -n echo", "unknown", "enable"),
     ("set -o noglob", "unknown", "set"),
     ("shopt -s expand_aliases", "unknown", "shopt"),
+    ("BASH_ALIASES=( [ls]='rm -rf' )", "unknown", "BASH_ALIASES"),
+    ("eval 'BASH_CMDS[ls]=/bin/rm'", "unknown", "sets BASH_CMDS[ls]"),
+    ("printf -v 'BASH_CMDS[ls]' /bin/rm", "unknown", "sets BASH_CMDS[ls]"),
+    ("read 'BASH_CMDS[ls]' <<< /bin/rm", "unknown", "sets BASH_CMDS[ls]"),
+    ("typeset BASH_CMDS[ls]=/bin/rm", "unknown", "sets BASH_CMDS[ls]"),
+    ("declare -gA BASH_CMDS", "unknown", "BASH_CMDS"),
+    ("local -A BASH_ALIASES", "unknown", "BASH_ALIASES"),
+    ("readonly BASH_CMDS", "unknown", "BASH_CMDS"),
+    ("IFS= read -r BASH_ENV <<< /tmp/x", "unknown", "BASH_ENV"),
+    ("PATH+=:/tmp", "unknown", "PATH"),
+    ("f () { :; }", "unknown", "defines f()"),
+    ("function f () ( : )", "unknown", "defines f()"),
+    ("bash -c 'ls() { :; }'", "unknown", "defines ls()"),
+    ("builtin alias ls=rm", "unknown", "alias"),
+    ("command alias ls=rm", "unknown", "alias"),
+    ("hash -d ls", "unknown", "hash"),
+    ("enable -f ./x.so x", "unknown", "enable"),
+    ("declare -f ls", "safe", ""),  # prints the function
+    ("x=1; FOO=bar", "safe", ""),
 ]
 
 

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 _PLACEHOLDER = re.compile(r"AISH_SECRET_[A-Za-z0-9_]*")
+_SECRET_KIND = re.compile(r"_[0-9]+$")
 # `{}`, `{.}`, `{1}`: find -exec, xargs -I and parallel put input names there.
 _INPUT_SLOT = re.compile(r"\{[0-9./#%^]*\}")
 _NETWORK_PATH = re.compile(r"^/dev/(tcp|udp)/(?P<host>[^/]*)/(?P<port>[^/]*)$")
@@ -72,6 +73,17 @@ class Destination:
     target: str
     carries: tuple[str, ...] = ()
     placeholders: tuple[str, ...] = ()
+
+    def secrets(self) -> tuple[str, ...]:
+        """The kinds of secret it carries: `GITHUB_TOKEN` for `AISH_SECRET_GITHUB_TOKEN_1`."""
+        kinds = (_SECRET_KIND.sub("", p.removeprefix("AISH_SECRET_")) for p in self.placeholders)
+        return tuple(dict.fromkeys(k for k in kinds if k))
+
+    def summary(self) -> str:
+        """What the gate can say: `sends GITHUB_TOKEN to 10.0.0.5:443` (what else it carries
+        when no secret)."""
+        what = ", ".join(self.secrets()) or ", ".join(self.carries) or "data"
+        return f"sends {what} to {self.where()}"
 
     def where(self) -> str:
         """`host:port`, or how the destination is named when its host is not literal."""

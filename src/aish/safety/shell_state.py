@@ -72,6 +72,9 @@ def assignment_concern(name: str) -> str | None:
         )
     if name.startswith("$") or not name:
         return f"sets a variable whose name is computed: {name}"
+    base = name.split("[", 1)[0]
+    if "[" in name and base != name and changes_later_commands(base):
+        return f"sets {name}, which changes how later commands run"
     if "[" in name:
         return f"{name}: an array subscript is evaluated as arithmetic and can run commands"
     if changes_later_commands(name):
