@@ -170,7 +170,9 @@ CASES = [
     ('echo "!?rm?"', "unknown", "expands"),
     ("echo '!!'", "safe", ""),
     ("echo \\!!", "safe", ""),
-    ("[[ a != b ]] && echo $! ${!x}", "safe", ""),
+    ("x=HOME; [[ a != b ]] && echo $! ${!x}", "safe", ""),
+    # …but an indirect name the line does not set evaluates whatever subscript x holds
+    ("[[ a != b ]] && echo $! ${!x}", "unknown", "takes a variable name from x"),
     ("ls [!a]*", "safe", ""),
     ('echo "hi!"', "safe", ""),
     # variables that change what the shell does later

@@ -27,6 +27,7 @@ from aish.safety.command_walk import (
 )
 from aish.safety.content_checks import CONTENT_CHECKS
 from aish.safety.destructive_rules import DESTRUCTIVE_RULES, DEVICES
+from aish.safety.egress import egress_verdict, network_redirect, redirect_verdict
 from aish.safety.history_expansion import history_expansion
 from aish.safety.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
 from aish.safety.options import ArgView, split_args
@@ -182,6 +183,9 @@ class _Judge:
             target = redirect.target
             if target is None or target.substitution or target.value in NOWHERE:
                 continue
+            if network_redirect(redirect) is not None:  # `> /dev/tcp/h/p` sends, not writes
+                parts.append(redirect_verdict(redirect, via))
+                continue
             if redirect.operator in _OVERWRITING:
                 parts.append(
                     destructive(f"{redirect.operator} {target.text} writes over the file", via)
@@ -253,8 +257,10 @@ class _Judge:
                     return mine
             return unknown(objection, via)
         mine = self._user_destructive(program, args, via)
+        # What the command can send off the machine; no allow rule vouches for that.
+        leak = egress_verdict(program, args, inv, via)
         if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
-            return worst([mine, self._wrapped(program, args, inv, depth, via)])
+            return worst([mine, leak, self._wrapped(program, args, inv, depth, via)])
         if args and all(a.value in _HELP_ONLY for a in args):
             return mine
         verdict = self._program(program, args, inv, depth, via)
@@ -263,8 +269,8 @@ class _Judge:
         if verdict.level == "unknown" and mine.level == "safe":
             allowed = self._allowed(program, args, via)
             if allowed is not None:
-                return allowed
-        return worst([mine, verdict])
+                return worst([allowed, leak])
+        return worst([mine, verdict, leak])
 
     # ---- the live shell ---------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from aish.safety.bash_syntax import (
     word_value,
 )
 from aish.safety.brace_expansion import expand_braces
+from aish.safety.evaluated_data import EVALUATION_NODES, evaluation_concerns
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -119,10 +120,13 @@ def walk_bash(text: str) -> Walk:
         embedded: list[str] = []
         concerns: list[str] = []
         exported: list[str] = []
+        evaluation: list[Node] = []  # where bash may evaluate data, and what the line assigns
         stack = [root]
         while stack:
             node = stack.pop()
             kind = node.type
+            if kind in EVALUATION_NODES:
+                evaluation.append(node)
             if kind == "variable_assignment" and _stores_code(node):
                 concerns.append(f"{node_text(node)[:40]} stores command text in a variable")
             if kind == "command":
@@ -146,6 +150,9 @@ def walk_bash(text: str) -> Walk:
             elif kind == "function_definition":
                 name = node.child_by_field_name("name")
                 functions += [node_text(name)] if name is not None else []
+                # The definition outlives the line: `ls() { rm "$@"; }` makes a later `ls` delete.
+                defined = node_text(name) if name is not None else "a function"
+                concerns.append(f"defines {defined}(), which changes what {defined} runs later")
             elif kind in ("for_statement", "select_statement"):
                 variable = node.child_by_field_name("variable")
                 assigned += [node_text(variable)] if variable is not None else []
@@ -170,6 +177,7 @@ def walk_bash(text: str) -> Walk:
             elif kind == "command_substitution":
                 embedded += _escaped_backticks(node)
             stack.extend(node.children)
+        concerns += evaluation_concerns(evaluation)
         return Walk(
             error,
             tuple(invocations),
@@ -323,16 +331,28 @@ def _declared_names(node: Node) -> list[str]:
     """The names `declare`/`export`/`unset` … set, after quote removal (`declare "PATH=/x"`);
     a computed name comes back as its text, which no harmless name matches."""
     names: list[str] = []
+    unset = node.type == "unset_command"
+    options = ""
     for child in node.named_children:
         if child.type == "variable_assignment":
             names += _assigned_names(child)
         elif child.type in ("variable_name", "word", "string", "raw_string", "concatenation"):
             value, _quoted = word_value(child)
             text = value if value is not None else "$" + node_text(child)
-            if text in ("-n", "--nameref") or (text.startswith("-") and "n" in text[1:]):
+            if text.startswith("-"):
+                options += text[1:]
+            if unset:
+                names += [] if text.startswith("-") else [text]
+            elif text in ("-n", "--nameref") or (text.startswith("-") and "n" in text[1:]):
                 names.append("declare -n (a name reference)")
+            elif text.startswith("-") and "i" in text[1:]:
+                names.append("declare -i (an integer attribute)")
             elif not text.startswith(("-", "+")):
                 names.append(text.split("=", 1)[0].rstrip("+"))
+    if unset and "v" not in options:
+        # `unset -f rm`, and plain `unset rm` when no variable is called rm, remove a function:
+        # one the user may rely on (`rm() { trash "$@"; }`).
+        return [f"unset -f {name}" for name in names]
     return names
 
 

@@ -9,6 +9,7 @@ evaluated as arithmetic, which runs any `$(…)` inside it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from aish.safety.command_walk import Arg
@@ -25,9 +26,18 @@ _SENSITIVE = _words(
     "PAGER MANPAGER LESSOPEN LESSCLOSE LESS EDITOR VISUAL BROWSER SHELL HOME XDG_CONFIG_HOME "
     "PYTHONPATH PYTHONSTARTUP PERL5OPT PERL5LIB RUBYOPT NODE_OPTIONS SSH_ASKPASS SUDO_ASKPASS "
     "EXECIGNORE GLOBIGNORE FIGNORE HISTCONTROL HISTIGNORE INPUTRC BASH_COMPAT FUNCNEST "
-    "command_not_found_handle"
+    "command_not_found_handle "
+    # The shell's own bookkeeping: where it is (`cd -`, `$PWD` in prompts), where temporary
+    # files go, and the numbers later arithmetic trusts as numeric (`RANDOM`, `SECONDS` …
+    # lose that once unset or assigned).
+    "PWD OLDPWD PIPESTATUS TMPDIR DIRSTACK FUNCNAME GROUPS HISTCMD OPTIND OPTERR "
+    "RANDOM SRANDOM SECONDS LINENO EPOCHSECONDS EPOCHREALTIME MAIL MAILPATH MAILCHECK "
+    "TIMEFORMAT PROMPT_DIRTRIM IGNOREEOF HOSTFILE FCEDIT COMP_WORDBREAKS CHILD_MAX GLOBSORT "
+    "histchars auto_resume"
 )
-_SENSITIVE_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_FUNC_")
+# `BASH_` covers BASH_CMDS (the hashed paths `ls` resolves to), BASH_ALIASES, BASH_ENV,
+# BASH_ARGV0, BASH_LOADABLES_PATH, BASH_XTRACEFD …
+_SENSITIVE_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_")
 
 # Prefix assignments that only change how a reader formats what it prints.
 _HARMLESS_FOR_ONE_COMMAND = _words(
@@ -50,8 +60,21 @@ def harmless_for_one_command(name: str) -> bool:
 def assignment_concern(name: str) -> str | None:
     if name.startswith("declare -n"):
         return "a name reference makes later assignments land on another variable"
+    if name.startswith("unset -f "):
+        return (
+            f"unset {name[9:]} can remove a function of that name, which changes what "
+            "that name runs later"
+        )
+    if name.startswith("declare -i"):
+        return (
+            "the integer attribute makes bash evaluate every later value of the variable as "
+            "arithmetic, which can run commands"
+        )
     if name.startswith("$") or not name:
         return f"sets a variable whose name is computed: {name}"
+    base = name.split("[", 1)[0]
+    if "[" in name and base != name and changes_later_commands(base):
+        return f"sets {name}, which changes how later commands run"
     if "[" in name:
         return f"{name}: an array subscript is evaluated as arithmetic and can run commands"
     if changes_later_commands(name):
@@ -60,13 +83,15 @@ def assignment_concern(name: str) -> str | None:
 
 
 _READ_VALUE_OPTIONS = _words("-d -i -n -N -p -t -u")
+_MAPFILE_VALUE_OPTIONS = _words("-d -n -O -s -u -C -c")
+_TESTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[([0-9]+|@|\*)\])?")
 _DECLARATIONS = _words("declare typeset local export readonly")
 
 
 def builtin_assignments(program: str, args: Sequence[Arg]) -> list[str] | None:
     """The names a builtin assigns (`printf -v NAME`, `read A B`, `declare X=1`), or None when
-    `program` is no such builtin. A computed name comes back as its text."""
-    values = [a.value if a.value is not None else a.text for a in args]
+    `program` is no such builtin. A computed name comes back as its text, marked with `$`."""
+    values = [_name_word(a) for a in args]
     if program == "printf":
         attached = [v[2:] for v in values if v.startswith("-v") and len(v) > 2]
         return attached + [values[i + 1] for i, v in enumerate(values[:-1]) if v == "-v"]
@@ -81,14 +106,30 @@ def builtin_assignments(program: str, args: Sequence[Arg]) -> list[str] | None:
             elif value in ("-a", "-O") and index + 1 < len(values):
                 names.append(values[index + 1]) if value == "-a" else None
                 skip = True
-            elif value in _READ_VALUE_OPTIONS or value in ("-C", "-c", "-s", "-n", "-u"):
+            elif value in (_READ_VALUE_OPTIONS if program == "read" else _MAPFILE_VALUE_OPTIONS):
                 skip = True
             elif not value.startswith("-"):
                 names.append(value)
         return names
-    if program in _DECLARATIONS or program == "let":
-        return [v.split("=", 1)[0].rstrip("+") for v in values if not v.startswith(("-", "+"))]
+    if program == "getopts":
+        return values[1:2]
+    if program == "let":  # its words are expressions; evaluated_data judges what they read
+        return [a.value.split("=", 1)[0].rstrip("+-*/%<>&|^") for a in args if a.value]
+    if program in _DECLARATIONS:
+        names = [v.split("=", 1)[0].rstrip("+") for v in values if not v.startswith(("-", "+"))]
+        options = [v for v in values if v.startswith("-")]
+        names += ["declare -i"] if any("i" in o[1:] for o in options) else []
+        names += ["declare -n"] if any("n" in o[1:] for o in options) else []
+        return names
     return None
+
+
+def _name_word(arg: Arg) -> str:
+    """A word that names a variable: its value, or `$…` when the name is computed."""
+    if arg.value is not None:
+        return arg.value
+    text = arg.text.strip("\"'")
+    return text if text.startswith("$") else "$" + text
 
 
 def evaluates_text(program: str, args: Sequence[Arg]) -> str | None:
@@ -97,8 +138,11 @@ def evaluates_text(program: str, args: Sequence[Arg]) -> str | None:
     texts = [a.value if a.value is not None else a.text for a in args]
     if program == "let" and any("$(" in t or "`" in t or "[" in t for t in texts):
         return "let evaluates text that can run commands"
-    if program in ("test", "[", "[[") and "-v" in texts and any("[" in t for t in texts):
-        return "test -v evaluates an array subscript, which can run commands"
+    if program in ("test", "[", "[[") and "-v" in texts:
+        # The name tested may hold a subscript (`a[$(…)]`), which bash evaluates.
+        tested = [args[i + 1] for i, t in enumerate(texts[:-1]) if t == "-v"]
+        if any(a.value is None or not _TESTED_NAME.fullmatch(a.value) for a in tested):
+            return "test -v evaluates a name that is not literal, which can run commands"
     if program in ("mapfile", "readarray") and "-C" in texts:
         return f"{program} -C runs a callback"
     return None
