@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from aish.agent import placeholders
 from aish.agent.second_opinion import Opinion
 from aish.safety.user_rules import UserRules
-from aish.safety.verdict import Verdict
+from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
     from aish.agent.shell_facts import FactsSource
@@ -253,6 +253,10 @@ async def assess(
     if isinstance(action, ProposedCommand) and facts is not None:
         shell = await facts(_command_with_values(action.command))
     verdict = _verdict(action, policy, shell)
+    if isinstance(action, ProposedCommand):
+        leaving = _secrets_leaving(action.command)
+        if leaving:
+            verdict = worst([verdict, Verdict("destructive", leaving)])
     if (
         verdict.level == "safe"
         and isinstance(action, ProposedCommand)
@@ -270,6 +274,21 @@ async def assess(
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
 _NO_FACTS = "the state of the shell that would run it could not be read"
+
+
+def _secrets_leaving(command: str) -> tuple[str, ...]:
+    """Where a secret would go if this ran ("sends GITHUB_TOKEN to 10.0.0.5:443"): a
+    placeholder the model wrote, or a value the session knows (or that looks like a key)
+    written out, in a command that can send data off the machine."""
+    from aish.safety.egress import egress_destinations
+
+    if not egress_destinations(_command_with_values(command)):
+        return ()
+    # With every secret as its placeholder, the destinations say which ones they carry.
+    shown = _vault().scrub(command)
+    return tuple(
+        dict.fromkeys(d.summary() for d in egress_destinations(shown) if d.placeholders)
+    )
 
 
 def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) -> Verdict:
