@@ -184,12 +184,12 @@ def _run_route(args: argparse.Namespace) -> int:
 
 
 def _run_safety(args: argparse.Namespace) -> int:
-    import json
     import os
 
     from aish.agent.gate import Policy
     from aish.safety.classifier import classify
     from aish.safety.verdict import Verdict
+    from aish.ui.json_lines import json_line
 
     # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
     raw_words = [os.fsencode(w) for w in args.command_words]
@@ -216,19 +216,19 @@ def _run_safety(args: argparse.Namespace) -> int:
         else:
             verdict = classify(line, rules)
         record = {"command": line, "level": verdict.level, "reasons": list(verdict.reasons)}
-        print(json.dumps(record, ensure_ascii=False), flush=True)
+        print(json_line(record), flush=True)
     return EXIT_OK
 
 
 def _run_secrets(args: argparse.Namespace) -> int:
-    import json
     import os
 
     from aish.safety.secret_report import findings_report
+    from aish.ui.json_lines import json_line
 
     text = sys.stdin.buffer.read().decode("utf-8", "replace")
     report = findings_report(text, os.environ, show=args.show)
-    print(json.dumps(report, ensure_ascii=False), flush=True)
+    print(json_line(report), flush=True)
     return EXIT_OK
 
 
@@ -315,6 +315,8 @@ def _run_ask(args: argparse.Namespace) -> int:
         color=color,
         show_reasoning=loaded.config.ui.show_reasoning != "hide",
         terminal=sys.stdout.isatty() and not args.json,
+        err_terminal=sys.stderr.isatty(),
+        raw=args.raw,
     )
     try:
         target = resolve_target(loaded.config, args.model, os.environ)
@@ -380,6 +382,8 @@ def _run_goal(args: argparse.Namespace) -> int:
         err_color=sys.stderr.isatty() and not no_color,
         show_reasoning=loaded.config.ui.show_reasoning != "hide",
         terminal=sys.stdout.isatty(),
+        err_terminal=sys.stderr.isatty(),
+        raw=args.raw,
         yes_safe=args.yes_safe,
     )
     options = GoalOptions(

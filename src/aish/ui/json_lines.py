@@ -1,0 +1,22 @@
+"""One JSON document per line, safe to land on a terminal.
+
+`json.dumps(…, ensure_ascii=False)` escapes C0 controls but writes DEL and the C1 controls
+(U+0080–U+009F) as they are, and some terminals act on a C1 CSI or OSC even in UTF-8. Escaping
+them as `\\u009b` keeps every value exactly the same for a JSON reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["json_line"]
+
+_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")
+
+
+def json_line(value: Any) -> str:
+    """`value` as compact-ish JSON text (no trailing newline), non-ASCII kept readable."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _RAW_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
