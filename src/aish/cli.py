@@ -72,9 +72,12 @@ def _load(
     args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
 ) -> LoadedConfig:
     """The config; with `store`, also the project's `.aish.toml` for the cwd when trusted."""
+    from aish.ui.visible_text import visible
+
     loaded = _loader(args, autodetect=autodetect, store=store)(os.getcwd())
     for warning in loaded.warnings:
-        print(f"aish: {warning}", file=sys.stderr)
+        # A warning quotes paths and key names a cloned repository chose: shown, never obeyed.
+        print(f"aish: {visible(warning)}", file=sys.stderr)
     return loaded
 
 
@@ -435,6 +438,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
     from aish.config import resolve_target
     from aish.config.doctor import check_endpoint
     from aish.llm.errors import ConfigError
+    from aish.ui.visible_text import visible
 
     loaded = _load(args)
     config = loaded.config
@@ -453,13 +457,15 @@ def _run_doctor(args: argparse.Namespace) -> int:
         try:
             target = resolve_target(config, name, os.environ)
         except ConfigError as error:
-            print(f"  [bad] {error}")
+            print(f"  [bad] {visible(str(error))}")
             healthy = False
             continue
         ok, detail = asyncio.run(check_endpoint(target, min(target.connect_timeout_s, 3.0)))
         healthy = healthy and ok
         mark = "ok " if ok else "bad"
-        print(f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}")
+        # The detail can quote what the server sent.
+        line = f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}"
+        print(visible(line))
     return EXIT_OK if healthy else EXIT_FAILED
 
 
@@ -480,6 +486,7 @@ def _run_memory(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from aish.store import Store, StoreError
+    from aish.ui.json_lines import escape_raw_controls
 
     try:
         if args.memory_command == "import":
@@ -498,7 +505,7 @@ def _run_memory(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.memory_command == "export":
         if args.file is None:
-            sys.stdout.write(text)
+            sys.stdout.write(escape_raw_controls(text))
             return EXIT_OK
         try:
             Path(args.file).write_text(text, encoding="utf-8")

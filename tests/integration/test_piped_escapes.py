@@ -100,3 +100,13 @@ def test_goal_piped_strips_the_model_text(serve: ServeFn, xdg_home: Path, tmp_pa
     assert _controls(result.stdout) == [] and _controls(result.stderr) == []
     raw = _run("goal", "--yes-safe", "--raw", "say done", cwd=tmp_path)
     assert "All \x1b]2;x\x07done." in raw.stdout.decode()
+
+
+def test_config_warnings_show_a_hostile_key_name_without_obeying_it(xdg_home: Path) -> None:
+    path = xdg_home / "config" / "aish" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[ui]\n"\\u001b]52;c;eA==\\u0007" = 1\n')
+    result = _run("safety", "check", "ls")
+    assert result.returncode == 0, result.stderr
+    err = result.stderr.decode()
+    assert "^[]52;c;eA==^G" in err and _controls(result.stderr) == []

@@ -11,12 +11,17 @@ import json
 import re
 from typing import Any
 
-__all__ = ["json_line"]
+__all__ = ["escape_raw_controls", "json_line"]
 
 _RAW_CONTROL = re.compile(r"[\x7f-\x9f]")
 
 
 def json_line(value: Any) -> str:
-    """`value` as compact-ish JSON text (no trailing newline), non-ASCII kept readable."""
-    text = json.dumps(value, ensure_ascii=False)
-    return _RAW_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """`value` as one line of JSON (no line break at the end), non-ASCII kept readable."""
+    return escape_raw_controls(json.dumps(value, ensure_ascii=False))
+
+
+def escape_raw_controls(json_text: str) -> str:
+    """JSON text (one document or JSON lines) with DEL and C1 written as `\\u00XX` escapes:
+    outside strings JSON has no such characters, so every value stays the same."""
+    return _RAW_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
