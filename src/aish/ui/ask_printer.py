@@ -110,7 +110,8 @@ class AskPrinter:
             self._out_text.end()
             self._err_text.end()
             self.close()
-            if event.cut and self._wrote_text:
+            # A reply cut at its size limit was announced by a status line of its own.
+            if event.cut and event.reason != "reply_cap" and self._wrote_text:
                 self._status("reply cut short")
         elif isinstance(event, CommandProposed):
             self._command(event.command)

@@ -175,7 +175,8 @@ class GoalPrinter:
             self._out_text.end()
             self._err_text.end()
             self.close()
-            if event.cut and self._reply_text_shown:
+            # A reply cut at its size limit was announced by a status line of its own.
+            if event.cut and event.reason != "reply_cap" and self._reply_text_shown:
                 self._status("reply cut short")
             self._reply_text_shown = False
         elif isinstance(event, Retrying):
