@@ -249,6 +249,10 @@ DESCRIPTIONS: dict[str, str] = {
         'Globs of tool names (`["get_*"]`) that skip the confirm prompt when the gate raises no '
         "flag; never for a destructive call."
     ),
+    "mcp.servers.<name>.max_result_bytes": (
+        "Bytes of one tool result the model is given. A larger result keeps its head and tail "
+        "around an omission marker, under a first line saying it was cut and naming this key."
+    ),
     "mcp.import": (
         "JSON files in the common `mcpServers` shape (Claude, Cursor, Gemini CLI, VS Code's "
         '`servers`): `["~/.cursor/mcp.json"]`. Relative paths start at the folder of '
