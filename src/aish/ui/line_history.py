@@ -6,11 +6,14 @@ existing file's mode alone because the user names that file; aish's lives in its
 folder, and every one found wider than 0600 was made so by aish itself (earlier versions
 created it with the umask, usually 0644). So an existing file readable or writable by others
 is narrowed to its owner's bits, once, with one line saying so.
+
+A line that cannot be written (a full disk) stays in the session's history and costs one line
+saying so, not a traceback inside the prompt; it is said again only after writing worked.
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -40,7 +43,7 @@ def open_line_history(path: Path, say: Callable[[str], None]) -> History:
         reason = error.strerror or str(error)
         say(f"history file {path} unusable ({reason}): kept in memory only")
         return InMemoryHistory()
-    return PrivateFileHistory(str(path))
+    return PrivateFileHistory(str(path), say)
 
 
 def _open_private(path: Path) -> int:
@@ -63,9 +66,30 @@ def _narrow(descriptor: int, path: Path, say: Callable[[str], None]) -> None:
 
 class PrivateFileHistory(FileHistory):
     """prompt_toolkit's file history, except that a file it has to create again (deleted
-    while aish runs) is created 0600 too: prompt_toolkit's own append uses the umask."""
+    while aish runs) is created 0600 too (prompt_toolkit's own append uses the umask), and a
+    line it cannot write is one line said, not an exception inside the prompt."""
+
+    def __init__(self, filename: str, say: Callable[[str], None]) -> None:
+        super().__init__(filename)
+        self._say = say
+        self._failing = False
 
     def store_string(self, string: str) -> None:
-        with contextlib.suppress(OSError):  # prompt_toolkit reports what fails below
-            os.close(_open_private(Path(os.fsdecode(self.filename))))
-        super().store_string(string)
+        path = Path(os.fsdecode(self.filename))
+        try:
+            os.close(_open_private(path))
+            super().store_string(string)
+        except OSError as error:
+            if not self._failing:
+                self._failing = True
+                self._say(_not_written(path, error))
+            return
+        self._failing = False
+
+
+def _not_written(path: Path, error: OSError) -> str:
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason = "disk full"
+    else:
+        reason = f"cannot write it ({error.strerror or error})"
+    return f"history file {path}: {reason}: typed lines are kept for this session only"

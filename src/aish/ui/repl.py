@@ -440,7 +440,7 @@ class Repl:
         """The typed lines' history file (private, see `line_history`)."""
         from aish.ui.line_history import open_line_history
 
-        return open_line_history(path, self._view.status)
+        return open_line_history(path, self._show_notice)
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 
