@@ -64,10 +64,21 @@ def test_a_tool_call_past_the_cap_is_dropped_whole(serve: ServeFn, api: str) -> 
     assert reply.text == "Writing." and reply.tool_calls == [] and reply.cut
 
 
-def test_a_reply_within_the_cap_is_untouched(serve: ServeFn) -> None:
-    reply = _chat(serve, {"text": LONG_TEXT, "chunk_size": 1000}, cap=len(LONG_TEXT))
+@pytest.mark.parametrize("chunk_size", [1, 1000, len(LONG_TEXT)])
+def test_a_reply_within_the_cap_is_untouched(serve: ServeFn, chunk_size: int) -> None:
+    # One character per event is the most framing a reply can come with; the whole reply in
+    # one event, the longest line.
+    reply = _chat(serve, {"text": LONG_TEXT, "chunk_size": chunk_size}, cap=len(LONG_TEXT))
     assert reply.text == LONG_TEXT and not reply.cut
     assert reply.finish is not None and reply.finish.reason == "stop"
+
+
+def test_an_endless_line_is_cut_at_the_line_limit_before_the_wire_limit(serve: ServeFn) -> None:
+    cap = 200_000  # one line may be 1.6 million characters, the whole stream 102 million
+    endless = 'data: {"choices":[{"index":0,"delta":{"content":"' + "x" * (cap * 8 + 4096)
+    scripted = {"raw": [endless], "stall_after": 1, "stall_s": 300, "ping_every_ms": 200}
+    reply = _chat(serve, scripted, cap=cap)
+    assert reply.cut and reply.finish is not None and reply.finish.raw_reason == "wire"
 
 
 def test_an_endless_line_is_cut_at_the_wire_limit(serve: ServeFn) -> None:
@@ -78,6 +89,14 @@ def test_an_endless_line_is_cut_at_the_wire_limit(serve: ServeFn) -> None:
     )
     assert reply.cut and reply.finish is not None and reply.finish.raw_reason == "wire"
     assert reply.text == ""
+
+
+def test_a_stream_of_nothing_but_comments_ends_at_the_wire_limit(serve: ServeFn) -> None:
+    # Comments reset the idle timeout and carry no reply: without a bound this never ends.
+    comments = [": " + "p" * 1000 + "\n"] * (MIN_WIRE_CHARS // 1000 + 100)
+    scripted = {"raw": comments, "stall_after": len(comments), "stall_s": 300}
+    reply = _chat(serve, {**scripted, "ping_every_ms": 200}, cap=10)
+    assert reply.cut and reply.finish is not None and reply.finish.raw_reason == "wire"
 
 
 def test_a_whole_json_body_past_the_wire_limit_is_not_read(serve: ServeFn) -> None:

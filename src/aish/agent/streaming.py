@@ -99,12 +99,10 @@ def _shown(event: StreamEvent, target: ModelTarget, category: str) -> list[Agent
 
 def reply_cap_notice(target: ModelTarget, which: str | None) -> str:
     """The one line that says a reply was cut at the preset's `max_reply_chars`."""
-    from aish.llm.reply_cap import WIRE_ALLOWANCE
-
     key = f"models.{target.name}.max_reply_chars"
     if which == "wire":
         return (
-            f"reply cut: the server sent more than {WIRE_ALLOWANCE} × {key} characters "
-            "around it; the rest was not read"
+            f"reply cut: the server sent far more than a reply of {target.max_reply_chars:,} "
+            f"characters ({key}); the rest was not read"
         )
     return f"reply cut at {target.max_reply_chars:,} characters ({key}); the rest was not read"

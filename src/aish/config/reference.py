@@ -101,8 +101,9 @@ DESCRIPTIONS: dict[str, str] = {
     "models.<name>.max_reply_chars": (
         "Characters of one reply (text, reasoning and tool-call arguments) read before aish "
         "closes the stream: what arrived is kept, marked cut, and one line says so. What the "
-        "server sends around the reply (JSON framing, pings) may reach 64 times this "
-        "(at least 1 MiB). Guards against a server that never stops."
+        "server sends around the reply (JSON framing, pings) may reach 512 times this, one "
+        "line of it 8 times this (at least 1 MiB each). Guards against a server that never "
+        "stops."
     ),
     # ---- safety ---------------------------------------------------------------------------
     "safety": "The gate every command and tool call passes (see safety.md).",

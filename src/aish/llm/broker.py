@@ -175,7 +175,7 @@ async def _one_attempt(
 ) -> AsyncIterator[StreamEvent]:
     decoder = wire.decoder()
     cap = ReplyCap(target.max_reply_chars)
-    seen = _Seen(cap.wire_limit)
+    seen = _Seen(cap.wire_limit, cap.line_limit)
     with typed_errors(wire.url, target, lambda: decoder.text_seen):
         async with http.stream(
             "POST", wire.url, json=wire.body, headers=wire.headers, timeout=timeout_for(target)
@@ -224,23 +224,24 @@ class _Seen:
     """What one attempt has received so far: enough to estimate usage and tell garbage from
     a cut."""
 
-    def __init__(self, wire_limit: int) -> None:
+    def __init__(self, wire_limit: int, line_limit: int) -> None:
         self.chars = 0
         self.events = 0
         self.over_wire_limit = False
         self._wire_limit = wire_limit
+        self._line_limit = line_limit
+        self._line = 0  # characters since the last line break
         self._output: list[str] = []
 
     async def counting(self, pieces: AsyncIterator[str]) -> AsyncIterator[str]:
-        """The pieces, counted; they stop past the wire limit (one endless line included:
-        this runs before the SSE parser would buffer it)."""
+        """The pieces, counted; they stop past the wire limit, or once one line passes the
+        line limit (this runs before the SSE parser, which holds a line until it ends)."""
         async for piece in pieces:
-            room = self._wire_limit - self.chars
             self.chars += len(piece)
-            if len(piece) > room:
+            last_break = max(piece.rfind("\n"), piece.rfind("\r"))
+            self._line = len(piece) - 1 - last_break if last_break >= 0 else self._line + len(piece)
+            if self.chars > self._wire_limit or self._line > self._line_limit:
                 self.over_wire_limit = True
-                if room > 0:
-                    yield piece[:room]
                 return
             yield piece
 

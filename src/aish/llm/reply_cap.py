@@ -6,9 +6,12 @@ forever. Two limits, both from the target's `max_reply_chars`:
 - the reply itself: characters of text, reasoning and tool-call arguments. Text and reasoning
   are cut exactly at the limit, so what was shown is what is kept; tool calls not finished by
   then are dropped (half a tool call must never run).
-- the wire: what the server sends around the reply (JSON framing, pings, one line without an
-  end) is allowed `WIRE_ALLOWANCE` times as much, at least `MIN_WIRE_CHARS`. Streaming framing
-  costs 50 to 200 characters per token, so a reply under its own limit stays under this one.
+- the wire: what the server sends around the reply (JSON framing, empty deltas, pings) is
+  allowed `WIRE_ALLOWANCE` times as much, at least `MIN_WIRE_CHARS`. Framing costs 100 to 300
+  characters per event and an event may carry a single character, so a reply under its own
+  limit stays under this one; this bound only ends a stream that would never end. What costs
+  memory is one line, which the SSE parser holds until it ends: it may have `LINE_ALLOWANCE`
+  times the limit (a whole reply sent as one JSON chunk, escapes and all, fits).
 
 Pure: the broker asks, and ends the stream with `Finish("reply_cap")` when told to.
 """
@@ -20,9 +23,10 @@ from dataclasses import dataclass, field, replace
 
 from aish.llm.types import ReasoningDelta, StreamEvent, TextDelta
 
-__all__ = ["MIN_WIRE_CHARS", "WIRE_ALLOWANCE", "ReplyCap"]
+__all__ = ["LINE_ALLOWANCE", "MIN_WIRE_CHARS", "WIRE_ALLOWANCE", "ReplyCap"]
 
-WIRE_ALLOWANCE = 64
+WIRE_ALLOWANCE = 512
+LINE_ALLOWANCE = 8
 MIN_WIRE_CHARS = 1 << 20
 
 
@@ -37,6 +41,10 @@ class ReplyCap:
     @property
     def wire_limit(self) -> int:
         return max(self.limit * WIRE_ALLOWANCE, MIN_WIRE_CHARS)
+
+    @property
+    def line_limit(self) -> int:
+        return max(self.limit * LINE_ALLOWANCE, MIN_WIRE_CHARS)
 
     def take(self, events: Iterable[StreamEvent], tool_chars: int = 0) -> list[StreamEvent]:
         """The events to pass on. `tool_chars`: tool-call arguments the decoder has received

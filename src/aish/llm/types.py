@@ -47,7 +47,7 @@ class ModelTarget:
     headers: tuple[tuple[str, str], ...] = ()
     # Characters of one reply read before the stream is closed and the reply cut
     # (`Finish("reply_cap")`); see `aish.llm.reply_cap`.
-    max_reply_chars: int = 1_000_000
+    max_reply_chars: int = 2_000_000
     # False: never offer tools to this model (small local models that mangle tool calls).
     tools: bool = True
     # The preset's own prices (they beat the bundled table); None: none configured.
