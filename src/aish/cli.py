@@ -72,9 +72,12 @@ def _load(
     args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
 ) -> LoadedConfig:
     """The config; with `store`, also the project's `.aish.toml` for the cwd when trusted."""
+    from aish.ui.visible_text import visible
+
     loaded = _loader(args, autodetect=autodetect, store=store)(os.getcwd())
     for warning in loaded.warnings:
-        print(f"aish: {warning}", file=sys.stderr)
+        # A warning quotes paths and key names a cloned repository chose: shown, never obeyed.
+        print(f"aish: {visible(warning)}", file=sys.stderr)
     return loaded
 
 
@@ -184,12 +187,12 @@ def _run_route(args: argparse.Namespace) -> int:
 
 
 def _run_safety(args: argparse.Namespace) -> int:
-    import json
     import os
 
     from aish.agent.gate import Policy
     from aish.safety.classifier import classify
     from aish.safety.verdict import Verdict
+    from aish.ui.json_lines import json_line
 
     # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
     raw_words = [os.fsencode(w) for w in args.command_words]
@@ -216,19 +219,19 @@ def _run_safety(args: argparse.Namespace) -> int:
         else:
             verdict = classify(line, rules)
         record = {"command": line, "level": verdict.level, "reasons": list(verdict.reasons)}
-        print(json.dumps(record, ensure_ascii=False), flush=True)
+        print(json_line(record), flush=True)
     return EXIT_OK
 
 
 def _run_secrets(args: argparse.Namespace) -> int:
-    import json
     import os
 
     from aish.safety.secret_report import findings_report
+    from aish.ui.json_lines import json_line
 
     text = sys.stdin.buffer.read().decode("utf-8", "replace")
     report = findings_report(text, os.environ, show=args.show)
-    print(json.dumps(report, ensure_ascii=False), flush=True)
+    print(json_line(report), flush=True)
     return EXIT_OK
 
 
@@ -315,6 +318,8 @@ def _run_ask(args: argparse.Namespace) -> int:
         color=color,
         show_reasoning=loaded.config.ui.show_reasoning != "hide",
         terminal=sys.stdout.isatty() and not args.json,
+        err_terminal=sys.stderr.isatty(),
+        raw=args.raw,
     )
     try:
         target = resolve_target(loaded.config, args.model, os.environ)
@@ -380,6 +385,8 @@ def _run_goal(args: argparse.Namespace) -> int:
         err_color=sys.stderr.isatty() and not no_color,
         show_reasoning=loaded.config.ui.show_reasoning != "hide",
         terminal=sys.stdout.isatty(),
+        err_terminal=sys.stderr.isatty(),
+        raw=args.raw,
         yes_safe=args.yes_safe,
     )
     options = GoalOptions(
@@ -431,6 +438,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
     from aish.config import resolve_target
     from aish.config.doctor import check_endpoint
     from aish.llm.errors import ConfigError
+    from aish.ui.visible_text import visible
 
     loaded = _load(args)
     config = loaded.config
@@ -449,13 +457,15 @@ def _run_doctor(args: argparse.Namespace) -> int:
         try:
             target = resolve_target(config, name, os.environ)
         except ConfigError as error:
-            print(f"  [bad] {error}")
+            print(f"  [bad] {visible(str(error))}")
             healthy = False
             continue
         ok, detail = asyncio.run(check_endpoint(target, min(target.connect_timeout_s, 3.0)))
         healthy = healthy and ok
         mark = "ok " if ok else "bad"
-        print(f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}")
+        # The detail can quote what the server sent.
+        line = f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}"
+        print(visible(line))
     return EXIT_OK if healthy else EXIT_FAILED
 
 
@@ -476,6 +486,7 @@ def _run_memory(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from aish.store import Store, StoreError
+    from aish.ui.json_lines import escape_raw_controls
 
     try:
         if args.memory_command == "import":
@@ -494,7 +505,7 @@ def _run_memory(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.memory_command == "export":
         if args.file is None:
-            sys.stdout.write(text)
+            sys.stdout.write(escape_raw_controls(text))
             return EXIT_OK
         try:
             Path(args.file).write_text(text, encoding="utf-8")

@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("question", nargs="*", help="the question")
     ask.add_argument("--json", action="store_true", help="print events as JSON lines")
+    _add_raw_option(ask)
 
     init = subs.add_parser("init", help="write a commented example config file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -107,6 +108,16 @@ def _add_goal(
         help="at most N steps (default: norris.max_norris_steps)",
     )
     goal.add_argument("--json", action="store_true", help="print events as JSON lines")
+    _add_raw_option(goal)
+
+
+def _add_raw_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="write the model's text to a pipe or file exactly as sent, escape sequences "
+        "included (by default they are taken out; a terminal always sees them as ^[)",
+    )
 
 
 def _positive_int(text: str) -> int:

@@ -30,10 +30,19 @@ def configure_logging(log_file: Path) -> None:
     root.propagate = False
     try:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler: logging.Handler = _QuietFileHandler(log_file, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     )
     root.addHandler(handler)
+
+
+class _QuietFileHandler(logging.FileHandler):
+    """A log file that never reaches the terminal: a record it cannot write (a full disk) is
+    dropped, where the standard handler prints "--- Logging error ---" and a traceback on
+    stderr, in the middle of the user's screen."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass

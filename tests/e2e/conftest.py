@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pexpect
@@ -49,8 +49,13 @@ def aish_home(tmp_path: Path) -> Path:
 
 
 def spawn_aish(
-    home: Path, *args: str, config: str = "", extra_env: dict[str, str] | None = None
+    home: Path,
+    *args: str,
+    config: str = "",
+    extra_env: dict[str, str] | None = None,
+    wrapper: Sequence[str] = (),
 ) -> AishTerminal:
+    """aish in a PTY; `wrapper` is an argv prefix it runs under (a mount namespace …)."""
     config_dir = home / ".config" / "aish"
     config_dir.mkdir(parents=True, exist_ok=True)
     if config:
@@ -69,9 +74,10 @@ def spawn_aish(
         "PROMPT_TOOLKIT_NO_CPR": "1",
         **(extra_env or {}),
     }
+    argv = [*wrapper, sys.executable, "-m", "aish", *args]
     child = pexpect.spawn(
-        sys.executable,
-        ["-m", "aish", *args],
+        argv[0],
+        argv[1:],
         cwd=str(home / "work"),
         env=env,
         encoding="utf-8",

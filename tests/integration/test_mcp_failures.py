@@ -260,3 +260,21 @@ async def test_list_changed_on_a_2026_connection_arrives_through_a_subscription(
         assert mcp.find("m__extra") is not None
     finally:
         await mcp.close()
+
+
+async def test_a_result_past_max_result_bytes_is_cut_with_a_line_saying_so(
+    tmp_path: Path,
+) -> None:
+    mcp = servers({"s": scripted(max_result_bytes=4096)}, tmp_path)
+    big = "HEAD" + "x" * 200_000 + "TAIL"
+    try:
+        await _up(mcp)
+        result = await mcp.call(_tool(mcp, "s__echo"), {"text": big})
+        notice, _, kept = result.text.partition("\n")
+        assert notice == "[result cut: 195.3 KB, 4.0 KB kept (mcp.servers.s.max_result_bytes)]"
+        assert kept.startswith("HEAD") and kept.endswith("TAIL") and not result.is_error
+        assert len(kept.encode()) < 4096 + 100
+        small = await mcp.call(_tool(mcp, "s__echo"), {"text": "x" * 4096})
+        assert small.text == "x" * 4096  # up to the limit, untouched
+    finally:
+        await mcp.close()

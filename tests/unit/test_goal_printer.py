@@ -10,6 +10,7 @@ from typing import get_args
 from aish.agent.events import (
     AgentEvent,
     AssistantDelta,
+    AssistantReasoning,
     CommandFinished,
     CommandStarted,
     Halt,
@@ -138,13 +139,24 @@ def test_a_failed_request_is_one_line_on_stderr_in_both_forms() -> None:
         assert ("error" in out.getvalue()) is json_mode
 
 
-def test_model_text_cannot_drive_a_terminal_but_piped_text_is_as_sent() -> None:
+def test_model_text_cannot_drive_a_terminal_or_a_pipe_unless_raw() -> None:
     on_terminal, out, _ = printer(terminal=True)
     on_terminal.render(AssistantDelta("a\x1b]0;title\x07b\n"))
     assert out.getvalue() == "a^[]0;title^Gb\n"
     piped, out, _ = printer()
-    piped.render(AssistantDelta("a\x1bb\n"))
+    piped.render(AssistantDelta("a\x1b]52;c;aGk="))
+    piped.render(AssistantDelta("\x07b\x1bc\n"))
+    assert out.getvalue() == "ab\n"
+    raw, out, _ = printer(raw=True)
+    raw.render(AssistantDelta("a\x1bb\n"))
     assert out.getvalue() == "a\x1bb\n"
+
+
+def test_reasoning_on_a_terminal_stderr_is_escaped_when_stdout_is_piped() -> None:
+    shown, _, err = printer(err_terminal=True)
+    shown.render(AssistantReasoning("hm \x1b]2;title\x07"))
+    shown.close()
+    assert err.getvalue() == "hm ^[]2;title^G\n"
 
 
 def test_colour_only_when_asked() -> None:

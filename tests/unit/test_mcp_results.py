@@ -93,9 +93,20 @@ def test_odd_content_never_raises() -> None:
 def test_long_results_keep_head_and_tail() -> None:
     text = "HEAD" + "é" * MAX_RESULT_BYTES + "TAIL"
     shown = _text({"content": [{"type": "text", "text": text}]})
-    assert shown.startswith("HEAD") and shown.endswith("TAIL")
-    assert "bytes omitted] …" in shown
-    assert len(shown.encode()) <= MAX_RESULT_BYTES + 100
+    notice, _, kept = shown.partition("\n")
+    assert notice == "[result cut: 32.0 KB, 16.0 KB kept (max_result_bytes)]"
+    assert kept.startswith("HEAD") and kept.endswith("TAIL")
+    assert "bytes omitted] …" in kept
+    assert len(kept.encode()) <= MAX_RESULT_BYTES + 100
+
+
+def test_the_limit_and_the_key_named_are_the_callers() -> None:
+    result = {"content": [{"type": "text", "text": "x" * 3000}]}
+    shown = render_result(result, 0.1, limit=1024, limit_key="mcp.servers.big.max_result_bytes")
+    assert shown.text.startswith(
+        "[result cut: 2.9 KB, 1.0 KB kept (mcp.servers.big.max_result_bytes)]\n"
+    )
+    assert render_result(result, 0.1, limit=3000).text == "x" * 3000
 
 
 def test_size_labels() -> None:

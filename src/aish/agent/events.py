@@ -113,7 +113,8 @@ class UsageRecorded:
 
 @dataclass(frozen=True)
 class ReplyFinished:
-    """The reply ended: `reason` is the model's finish reason, or `cut` when it broke off."""
+    """The reply ended: `reason` is the model's finish reason, `cut` when it broke off, or
+    `reply_cap` when aish stopped reading it at its size limit (a `Status` said so)."""
 
     reason: str
     cut: bool

@@ -17,6 +17,7 @@ from aish.agent.events import (
     Frontend,
     ReplyFinished,
     Retrying,
+    Status,
     ToolCallProposed,
     UsageRecorded,
 )
@@ -90,4 +91,18 @@ def _shown(event: StreamEvent, target: ModelTarget, category: str) -> list[Agent
     if isinstance(event, Usage):
         return [UsageRecorded.of(target, event, category)]
     assert isinstance(event, Finish)
+    if event.reason == "reply_cap":
+        notice = reply_cap_notice(target, event.raw_reason)
+        return [Status(notice), ReplyFinished(event.reason, cut=True)]
     return [ReplyFinished(event.reason, cut=False)]
+
+
+def reply_cap_notice(target: ModelTarget, which: str | None) -> str:
+    """The one line that says a reply was cut at the preset's `max_reply_chars`."""
+    key = f"models.{target.name}.max_reply_chars"
+    if which == "wire":
+        return (
+            f"reply cut: the server sent far more than a reply of {target.max_reply_chars:,} "
+            f"characters ({key}); the rest was not read"
+        )
+    return f"reply cut at {target.max_reply_chars:,} characters ({key}); the rest was not read"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aish.config import autodetect as zero_config
+from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.layers import FileLayer, Layer, dotted, leaves
 from aish.config.overrides import environment_layer, flags_layer
 from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file
@@ -138,7 +139,9 @@ def project_layers(
     # the trust of a file elsewhere by linking to it.
     path = Path(os.path.abspath(found))
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
+    except FileTooLarge as exc:
+        return ProjectLayers(path, [], [f"project config {path} ignored: {exc}"])
     except OSError as exc:
         return ProjectLayers(path, [], [f"{path}: cannot read: {exc.strerror or exc}"])
     try:
@@ -179,9 +182,11 @@ def read_user_file(path: Path, *, explicit: bool) -> tuple[FileLayer, list[str],
     display = display_name(path)
     layer = FileLayer(name=str(path), display=display)
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
     except FileNotFoundError:
         return layer, ([f"{display}: no such file"] if explicit else []), False
+    except FileTooLarge as exc:
+        return layer, [f"{display}: not read: {exc}"], True
     except OSError as exc:
         return layer, [f"{display}: cannot read: {exc.strerror or exc}"], True
     return layer, parse_file(layer, raw, path), True

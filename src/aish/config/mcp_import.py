@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.paths import config_file
 from aish.config.schema import McpConfig, McpServer
 
@@ -98,14 +99,13 @@ def resolve_servers(config: McpConfig, env: Mapping[str, str]) -> ResolvedServer
 def read_import(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The server tables of one `mcpServers` file, in aish's shape, and warnings about it."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(_MAX_FILE_BYTES + 1)
+        raw = read_bounded(path, _MAX_FILE_BYTES)
     except FileNotFoundError:
         return {}, [f"mcp.import {path}: no such file"]
+    except FileTooLarge as exc:
+        return {}, [f"mcp.import {path}: not read: {exc}"]
     except OSError as exc:
         return {}, [f"mcp.import {path}: cannot read: {exc.strerror or exc}"]
-    if len(raw) > _MAX_FILE_BYTES:
-        return {}, [f"mcp.import {path}: larger than 1 MB; not read"]
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:

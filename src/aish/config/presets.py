@@ -88,6 +88,11 @@ class ModelPreset(BaseModel):
     # Offer MCP tools to this model; `false` for small local models that handle them badly.
     tools: bool = True
     max_retries: int = Field(default=2, ge=0, le=10)
+    # Characters of one reply (text, reasoning and tool-call arguments) read before the
+    # stream is closed and the reply cut with a notice: a broken or hostile server cannot
+    # fill memory. Two million is far beyond any model's longest answer (about
+    # 500,000 tokens), and leaves room for a 1 MB reply.
+    max_reply_chars: int = Field(default=2_000_000, gt=0)
 
     @field_validator("endpoint")
     @classmethod

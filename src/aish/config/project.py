@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+from aish.config.bounded_read import read_bounded
 from aish.config.layers import dotted, leaves
 from aish.config.toml_locations import KeyPath
 
@@ -139,7 +140,7 @@ def describe_project(path: Path, data: bytes | None = None) -> list[str]:
     `data`: the bytes already read (so what is described is what gets hashed). OSError when the
     file cannot be read, ValueError (one line) when it is not valid TOML.
     """
-    raw = Path(path).read_bytes() if data is None else data
+    raw = read_bounded(Path(path)) if data is None else data
     return describe_data(parse_project(raw))
 
 

@@ -98,6 +98,13 @@ DESCRIPTIONS: dict[str, str] = {
         "Retries of a failed request (408, 429, 5xx, connection errors), only before any "
         "output was shown."
     ),
+    "models.<name>.max_reply_chars": (
+        "Characters of one reply (text, reasoning and tool-call arguments) read before aish "
+        "closes the stream: what arrived is kept, marked cut, and one line says so. What the "
+        "server sends around the reply (JSON framing, pings) may reach 512 times this, one "
+        "line of it 8 times this (at least 1 MiB each). Guards against a server that never "
+        "stops."
+    ),
     # ---- safety ---------------------------------------------------------------------------
     "safety": "The gate every command and tool call passes (see safety.md).",
     "safety.llm_second_opinion": (
@@ -245,6 +252,10 @@ DESCRIPTIONS: dict[str, str] = {
     "mcp.servers.<name>.auto_approve": (
         'Globs of tool names (`["get_*"]`) that skip the confirm prompt when the gate raises no '
         "flag; never for a destructive call."
+    ),
+    "mcp.servers.<name>.max_result_bytes": (
+        "Bytes of one tool result the model is given. A larger result keeps its head and tail "
+        "around an omission marker, under a first line saying it was cut and naming this key."
     ),
     "mcp.import": (
         "JSON files in the common `mcpServers` shape (Claude, Cursor, Gemini CLI, VS Code's "

@@ -154,6 +154,9 @@ class McpServer(BaseModel):
     trusted: bool = False
     # Glob patterns of tool names that skip the confirm prompt when the gate raises no flag.
     auto_approve: list[str] = Field(default_factory=list)
+    # What the model is given of one tool result: larger ones keep head and tail, with a
+    # line saying they were cut (`aish.mcp.results`).
+    max_result_bytes: int = Field(default=16 * 1024, gt=0)
 
     @field_validator("url")
     @classmethod

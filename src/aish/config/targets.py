@@ -68,6 +68,7 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
         max_tokens=preset.max_tokens,
         temperature=preset.temperature,
         max_retries=preset.max_retries,
+        max_reply_chars=preset.max_reply_chars,
         tools=preset.tools,
         price=_rates(preset.price),
         scrub_secrets=preset.effective_secrets() == "scrub",

@@ -158,6 +158,8 @@ class AnthropicStreamDecoder:
 
     def __init__(self) -> None:
         self.text_seen = ""
+        # Characters of tool-call arguments received (held until a block ends), for the cap.
+        self.tool_chars = 0
         self._blocks: dict[int, _Block] = {}
         self._input_tokens = 0
         self._cache_read = 0
@@ -235,7 +237,9 @@ class AnthropicStreamDecoder:
             return [ReasoningDelta(delta["thinking"])]
         if kind == "input_json_delta":
             block = self._blocks.setdefault(int(payload.get("index", 0)), _Block("tool_use"))
-            block.json_parts.append(str(delta.get("partial_json") or ""))
+            part = str(delta.get("partial_json") or "")
+            block.json_parts.append(part)
+            self.tool_chars += len(part)
         return []
 
     def _on_content_block_stop(self, payload: dict[str, Any]) -> list[StreamEvent]:

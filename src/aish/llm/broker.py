@@ -10,6 +10,7 @@ once; the caller keeps what it got.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -24,6 +25,7 @@ from aish.llm import anthropic_protocol, openai_protocol
 from aish.llm.errors import HTTPStatusError, LLMError, ProtocolError
 from aish.llm.estimate import estimate_usage
 from aish.llm.http_errors import describe_body
+from aish.llm.reply_cap import ReplyCap
 from aish.llm.sse import aiter_sse
 from aish.llm.transport import MAX_ERROR_BODY, client_for, status_error, timeout_for, typed_errors
 from aish.llm.types import (
@@ -42,6 +44,7 @@ from aish.llm.types import (
 
 class _Decoder(Protocol):
     text_seen: str
+    tool_chars: int
 
     def feed(self, event: ServerSentEvent) -> list[StreamEvent]: ...
     def end(self) -> list[StreamEvent]: ...
@@ -171,7 +174,8 @@ async def _one_attempt(
     http: httpx.AsyncClient, target: ModelTarget, wire: _Wire
 ) -> AsyncIterator[StreamEvent]:
     decoder = wire.decoder()
-    seen = _Seen()
+    cap = ReplyCap(target.max_reply_chars)
+    seen = _Seen(cap.wire_limit, cap.line_limit)
     with typed_errors(wire.url, target, lambda: decoder.text_seen):
         async with http.stream(
             "POST", wire.url, json=wire.body, headers=wire.headers, timeout=timeout_for(target)
@@ -180,8 +184,12 @@ async def _one_attempt(
                 raise await status_error(response)
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
             if content_type == "application/json":
-                for event in seen.completed(wire, wire.decode_whole(await _json_body(response))):
+                whole = wire.decode_whole(await _json_body(response, cap.wire_limit))
+                for event in seen.completed(wire, cap.take(whole)):
                     yield event
+                if cap.reached:
+                    for event in seen.completed(wire, [Finish("reply_cap", "reply")]):
+                        yield event
                 return
             if content_type not in ("text/event-stream", ""):
                 body = (await response.aread())[:MAX_ERROR_BODY]
@@ -189,12 +197,23 @@ async def _one_attempt(
                     f"expected an event stream from {wire.url}, got {content_type}: "
                     f"{describe_body(body, content_type)}"
                 )
-            async for sse in aiter_sse(seen.counting(response.aiter_text())):
-                seen.events += 1
-                for event in seen.completed(wire, decoder.feed(sse)):
+            sses = aiter_sse(seen.counting(response.aiter_text()))
+            async with contextlib.aclosing(sses):
+                async for sse in sses:
+                    seen.events += 1
+                    events = cap.take(decoder.feed(sse), decoder.tool_chars)
+                    for event in seen.completed(wire, events):
+                        yield event
+                    if cap.reached or seen.over_wire_limit:
+                        break
+                    if decoder.finished:
+                        return
+            if cap.reached or seen.over_wire_limit:
+                # Leaving `http.stream` closes the connection: nothing more is read.
+                which = "reply" if cap.reached else "wire"
+                for event in seen.completed(wire, [Finish("reply_cap", which)]):
                     yield event
-                if decoder.finished:
-                    return
+                return
             if seen.chars and not seen.events:
                 raise ProtocolError(f"the reply from {wire.url} is not an event stream")
             for event in seen.completed(wire, decoder.end()):
@@ -205,14 +224,25 @@ class _Seen:
     """What one attempt has received so far: enough to estimate usage and tell garbage from
     a cut."""
 
-    def __init__(self) -> None:
+    def __init__(self, wire_limit: int, line_limit: int) -> None:
         self.chars = 0
         self.events = 0
+        self.over_wire_limit = False
+        self._wire_limit = wire_limit
+        self._line_limit = line_limit
+        self._line = 0  # characters since the last line break
         self._output: list[str] = []
 
     async def counting(self, pieces: AsyncIterator[str]) -> AsyncIterator[str]:
+        """The pieces, counted; they stop past the wire limit, or once one line passes the
+        line limit (this runs before the SSE parser, which holds a line until it ends)."""
         async for piece in pieces:
             self.chars += len(piece)
+            last_break = max(piece.rfind("\n"), piece.rfind("\r"))
+            self._line = len(piece) - 1 - last_break if last_break >= 0 else self._line + len(piece)
+            if self.chars > self._wire_limit or self._line > self._line_limit:
+                self.over_wire_limit = True
+                return
             yield piece
 
     def completed(self, wire: _Wire, events: list[StreamEvent]) -> list[StreamEvent]:
@@ -235,8 +265,17 @@ class _Seen:
         return out
 
 
-async def _json_body(response: httpx.Response) -> Any:
-    raw = await response.aread()
+async def _json_body(response: httpx.Response, limit: int) -> Any:
+    """The body as JSON; a body past `limit` bytes is not read further (half a JSON document
+    cannot be kept, so that is a ProtocolError)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise ProtocolError(f"the reply is larger than {limit:,} bytes: not read further")
+    raw = b"".join(chunks)
     try:
         return json.loads(raw)
     except ValueError:

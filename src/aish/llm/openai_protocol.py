@@ -128,6 +128,8 @@ class OpenAIStreamDecoder:
 
     def __init__(self) -> None:
         self.text_seen = ""
+        # Characters of tool-call arguments received (held until `end`), for the reply cap.
+        self.tool_chars = 0
         self._tool_calls: dict[int, _PartialToolCall] = {}
         self._last = 0  # index of the call the latest fragment went to
         self._finish_raw: str | None = None
@@ -234,10 +236,11 @@ class OpenAIStreamDecoder:
         if function.get("name"):
             call.name = str(function["name"])
         arguments = function.get("arguments")
+        if isinstance(arguments, dict):
+            arguments = json.dumps(arguments)
         if isinstance(arguments, str):
             call.arguments.append(arguments)
-        elif isinstance(arguments, dict):
-            call.arguments.append(json.dumps(arguments))
+            self.tool_chars += len(arguments)
 
     def _closing_events(self) -> list[StreamEvent]:
         events: list[StreamEvent] = [

@@ -8,7 +8,7 @@ which is surfaced here as an event named `error` so the failure is not mistaken 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
 
 from httpx_sse import ServerSentEvent
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
@@ -43,7 +43,7 @@ class SSEParser:
                 yield event
 
 
-async def aiter_sse(pieces: AsyncIterator[str]) -> AsyncIterator[ServerSentEvent]:
+async def aiter_sse(pieces: AsyncIterator[str]) -> AsyncGenerator[ServerSentEvent, None]:
     """Events from decoded text pieces (e.g. `httpx.Response.aiter_text()`)."""
     parser = SSEParser()
     async for piece in pieces:

@@ -45,6 +45,9 @@ class ModelTarget:
     # Longest Retry-After the broker will honour by waiting; longer ones surface as errors.
     max_retry_wait_s: float = 20.0
     headers: tuple[tuple[str, str], ...] = ()
+    # Characters of one reply read before the stream is closed and the reply cut
+    # (`Finish("reply_cap")`); see `aish.llm.reply_cap`.
+    max_reply_chars: int = 2_000_000
     # False: never offer tools to this model (small local models that mangle tool calls).
     tools: bool = True
     # The preset's own prices (they beat the bundled table); None: none configured.
@@ -120,7 +123,9 @@ class Usage:
     timings: dict[str, Any] | None = None
 
 
-FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "other"]
+# `reply_cap`: aish stopped reading at the target's `max_reply_chars` (the reply is cut;
+# `raw_reason` says which limit: `reply` for its characters, `wire` for what the server sent).
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "reply_cap", "other"]
 
 
 @dataclass(frozen=True)
@@ -154,3 +159,4 @@ class Reply:
             self.usage = event
         else:
             self.finish = event
+            self.cut = self.cut or event.reason == "reply_cap"

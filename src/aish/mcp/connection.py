@@ -225,7 +225,12 @@ class ServerConnection:
             except MCPError as exc:
                 outcome = await self._protocol_error(client, exc, started, call)
             else:
-                outcome = render_result(_wire(result), time.monotonic() - started)
+                outcome = render_result(
+                    _wire(result),
+                    time.monotonic() - started,
+                    limit=self.server.max_result_bytes,
+                    limit_key=f"mcp.servers.{self.name}.max_result_bytes",
+                )
         except asyncio.CancelledError:
             # The caller is gone, or the connection is closing: then the owner answers the
             # call once it knows why (see `_fail_waiting`).

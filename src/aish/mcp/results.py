@@ -5,6 +5,10 @@ resources) is summarised in one line, so the model knows it exists without the b
 its context. `structuredContent` is added as compact JSON unless a text block already says
 the same (servers are asked to send both). Results arrive as the JSON the server sent.
 
+A result larger than the server's `max_result_bytes` keeps its head and tail around an
+omission marker, under a first line that says it was cut and which key allows more: the model
+knows it has a part, and the preview on screen shows the same line.
+
 Pure: no I/O.
 """
 
@@ -33,19 +37,26 @@ class ToolResult:
     duration_s: float
 
 
-def render_result(result: Mapping[str, Any], duration_s: float) -> ToolResult:
-    """A `CallToolResult` (wire JSON: `content`, `structuredContent`, `isError`) as a ToolResult."""
+def render_result(
+    result: Mapping[str, Any],
+    duration_s: float,
+    *,
+    limit: int = MAX_RESULT_BYTES,
+    limit_key: str = "max_result_bytes",
+) -> ToolResult:
+    """A `CallToolResult` (wire JSON: `content`, `structuredContent`, `isError`) as a ToolResult,
+    at most about `limit` bytes of it; `limit_key` is the config key named when it is cut."""
     blocks = result.get("content")
     parts = [_block(block) for block in blocks] if isinstance(blocks, list) else []
     structured = result.get("structuredContent")
     if structured is not None and not _said(structured, blocks):
         parts.append(_compact(structured))
-    text = "\n".join(part for part in parts if part) or _EMPTY
-    return ToolResult(
-        text=bounded(text, MAX_RESULT_BYTES),
-        is_error=result.get("isError") is True,
-        duration_s=duration_s,
-    )
+    text = valid_text("\n".join(part for part in parts if part) or _EMPTY)
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        notice = f"[result cut: {size_label(size)}, {size_label(limit)} kept ({limit_key})]"
+        text = f"{notice}\n{bounded(text, limit)}"
+    return ToolResult(text=text, is_error=result.get("isError") is True, duration_s=duration_s)
 
 
 def valid_text(text: str) -> str:

@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Final, TypeVar
 
+from aish.store.disk_full import DISK_FULL, is_disk_full, is_full_disk_os_error
 from aish.store.errors import StoreError, StoreVersionError
 from aish.store.schema import APPLICATION_ID, MIGRATIONS, Migration
 
@@ -41,6 +42,15 @@ def _is_busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and (
         "locked" in str(exc) or "busy" in str(exc)
     )
+
+
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """SQLite read the file and found it is no (intact) database: only then is moving it
+    aside the advice to give."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return True  # not from SQLite's C core (our own checks): as before
+    return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _retry_while_busy(action: Callable[[], _T]) -> _T:
@@ -84,7 +94,8 @@ class Database:
                 # Owner-only: turns hold command output. SQLite gives -wal/-shm the same mode.
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         except OSError as exc:
-            raise StoreError(f"cannot create the store {path}: {_one_line(exc)}") from exc
+            detail = DISK_FULL if is_full_disk_os_error(exc) else _one_line(exc)
+            raise StoreError(f"cannot create the store {path}: {detail}") from exc
         if path.is_dir():
             raise StoreError(f"cannot open the store {path}: it is a directory")
         try:
@@ -156,6 +167,8 @@ class Database:
     def _error(self, doing: str, exc: sqlite3.Error) -> StoreError:
         if _is_busy(exc):
             detail = f"busy for more than {BUSY_TIMEOUT_MS // 1000} s (another aish writing?)"
+        elif is_disk_full(exc, self.path):
+            detail = DISK_FULL
         else:
             detail = _one_line(exc)
         return StoreError(f"{doing} the store {self.path}: {detail}")
@@ -165,13 +178,15 @@ class Database:
         try:
             _retry_while_busy(self._set_pragmas)
         except sqlite3.Error as exc:
-            if _is_busy(exc):
+            if _is_busy(exc) or is_disk_full(exc, self.path):
                 raise self._error("cannot open", exc) from exc
             if not os.access(self.path.parent, os.W_OK) or not os.access(self.path, os.W_OK):
                 # WAL mode needs to write beside the file: a read-only place, not a bad file.
                 raise StoreError(
                     f"cannot open the store {self.path}: it or its directory is not writable"
                 ) from exc
+            if not _is_damaged(exc):  # an I/O error says nothing about the file's contents
+                raise self._error("cannot open", exc) from exc
             raise StoreError(
                 f"cannot open the store {self.path}: {_one_line(exc)} "
                 "(corrupted, or not an aish database; move it aside to start afresh)"

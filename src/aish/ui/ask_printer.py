@@ -2,12 +2,14 @@
 
 Three forms: a terminal (markdown rendered as it streams, reasoning dimmed on stderr, commands
 highlighted), plain text when output is piped or `NO_COLOR` is set, and `--json` (one JSON
-object per event and line).
+object per event and line). Model text never drives a terminal: on one its control characters
+are shown as `^[`; in a pipe or file the control sequences are taken out, unless `--raw` asks
+for the bytes as sent (see `visible_text.ShownText`). Each of stdout and stderr is judged on
+its own: `aish ask … | cat` still has stderr on the terminal.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
@@ -24,7 +26,8 @@ from aish.agent.events import (
     ToolCallProposed,
     UsageRecorded,
 )
-from aish.ui.visible_text import visible
+from aish.ui.json_lines import json_line
+from aish.ui.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,6 +63,8 @@ class AskPrinter:
         color: bool = False,
         show_reasoning: bool = True,
         terminal: bool = False,
+        err_terminal: bool = False,
+        raw: bool = False,
     ) -> None:
         self._out = out
         self._err = err
@@ -67,6 +72,8 @@ class AskPrinter:
         self._color = color
         self._terminal = terminal or color
         self._show_reasoning = show_reasoning
+        self._out_text = ShownText(terminal=self._terminal, raw=raw)
+        self._err_text = ShownText(terminal=err_terminal, raw=raw)
         self._ends_with_newline = True
         self._wrote_text = False
         self._reasoning_open = False
@@ -92,14 +99,19 @@ class AskPrinter:
                 self._markdown.feed(visible(event.text))
                 self._ends_with_newline = self._markdown.ends_with_newline
                 return
-            self._out.write(self._shown(event.text))
+            shown = self._out_text.piece(event.text)
+            self._out.write(shown)
             self._out.flush()
-            self._ends_with_newline = event.text.endswith("\n")
+            if shown:
+                self._ends_with_newline = shown.endswith("\n")
         elif isinstance(event, AssistantReasoning):
             self._reasoning(event.text)
         elif isinstance(event, ReplyFinished):
+            self._out_text.end()
+            self._err_text.end()
             self.close()
-            if event.cut and self._wrote_text:
+            # A reply cut at its size limit was announced by a status line of its own.
+            if event.cut and event.reason != "reply_cap" and self._wrote_text:
                 self._status("reply cut short")
         elif isinstance(event, CommandProposed):
             self._command(event.command)
@@ -108,7 +120,7 @@ class AskPrinter:
                 self._status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
         elif isinstance(event, RequestFailed):
             self.close()
-            self._err.write(f"aish: {event.message}\n")
+            self._err.write(f"aish: {visible(event.message)}\n")
             self._err.flush()
         elif isinstance(event, Status):
             self._status(event.text)
@@ -137,12 +149,8 @@ class AskPrinter:
         if self._color:
             self._console(self._err).print(visible(text), style="dim", end="", markup=False)
         else:
-            self._err.write(self._shown(text))
+            self._err.write(self._err_text.piece(text))
         self._err.flush()
-
-    def _shown(self, text: str) -> str:
-        # On a terminal, model text must not drive it; piped output stays exactly as sent.
-        return visible(text) if self._terminal else text
 
     def _close_reasoning(self) -> None:
         if self._reasoning_open:
@@ -156,7 +164,7 @@ class AskPrinter:
         if not self._color:
             if first:
                 self._out.write("\nProposed commands (not run):\n")
-            self._out.write(f"CMD: {command}\n")
+            self._out.write(f"CMD: {self._out_text.whole(command)}\n")
             self._out.flush()
             return
         from rich.syntax import Syntax
@@ -165,11 +173,13 @@ class AskPrinter:
         if first:
             console.print("\n[bold]Proposed commands[/bold] [dim](not run)[/dim]")
         console.print("[bold cyan]CMD:[/bold cyan] ", end="")
-        console.print(Syntax(command, "bash", theme="ansi_dark", background_color="default"))
+        console.print(
+            Syntax(visible(command), "bash", theme="ansi_dark", background_color="default")
+        )
 
     def _status(self, text: str) -> None:
         self._finish_markdown()
-        self._err.write(f"[aish] {text}\n")
+        self._err.write(f"[aish] {visible(text)}\n")
         self._err.flush()
 
     def _console(self, stream: TextIO) -> Console:
@@ -183,8 +193,8 @@ class AskPrinter:
 
     def _render_json(self, event: AgentEvent) -> None:
         payload = {"type": _JSON_TYPES[type(event)], **asdict(event)}
-        self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        self._out.write(json_line(payload) + "\n")
         self._out.flush()
         if isinstance(event, RequestFailed):
-            self._err.write(f"aish: {event.message}\n")
+            self._err.write(f"aish: {visible(event.message)}\n")
             self._err.flush()

@@ -92,7 +92,8 @@ class ChatView:
             for piece in self._splitter.flush():
                 self._write(piece.text, command=piece.is_command_line)
             self.end_line()
-            if event.cut and self._reply_text_shown:
+            # A reply cut at its size limit was announced by a status line of its own.
+            if event.cut and event.reason != "reply_cap" and self._reply_text_shown:
                 self.status("reply cut short")
             self._reply_text_shown = False
         elif isinstance(event, CommandProposed):

@@ -5,6 +5,8 @@ and summary (drawn by `norris_view`, as in the REPL) on stdout, coloured only on
 without `NO_COLOR`; aish's own notices as `[aish] …` lines and failures as `aish: …` on
 stderr. `--json`: one object per event and line on stdout, `{"type": "<name>", …fields}`,
 ending with `norris_end` (which carries `pending_action`); nothing else goes to stdout.
+The model's own text never drives a terminal: shown as `^[` on one, its control sequences
+taken out in a pipe or file unless `--raw` asks for the bytes as sent (`visible_text`).
 
 Either way, a run that halted ends with the action that needs a person on stderr, so a script
 that only shows stderr still says what stopped it and why. Nobody is there to answer a HALT:
@@ -14,7 +16,6 @@ of asking, so it is never called).
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections.abc import Callable
@@ -43,8 +44,9 @@ from aish.agent.events import (
 )
 from aish.agent.gate import HaltAnswer, Verdict
 from aish.ui.cmd_lines import CmdLineSplitter
+from aish.ui.json_lines import json_line
 from aish.ui.norris_view import NORRIS_EVENTS, norris_pieces
-from aish.ui.visible_text import visible
+from aish.ui.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -95,6 +97,8 @@ class GoalPrinter:
         err_color: bool = False,
         show_reasoning: bool = True,
         terminal: bool = False,
+        err_terminal: bool = False,
+        raw: bool = False,
         yes_safe: bool = False,
         width: int | None = None,
     ) -> None:
@@ -105,6 +109,8 @@ class GoalPrinter:
         self._err_color = err_color
         self._terminal = terminal or self._color
         self._show_reasoning = show_reasoning
+        self._out_text = ShownText(terminal=self._terminal, raw=raw)
+        self._err_text = ShownText(terminal=err_terminal or err_color, raw=raw)
         self._yes_safe = yes_safe
         self._width = width  # None: the terminal's, read for each frame
         self._splitter = CmdLineSplitter()
@@ -161,13 +167,16 @@ class GoalPrinter:
         if isinstance(event, AssistantDelta):
             self._close_reasoning()
             self._reply_text_shown = True
-            for piece in self._splitter.feed(self._shown(event.text)):
+            for piece in self._splitter.feed(self._out_text.piece(event.text)):
                 self._write(piece.text, command=piece.is_command_line)
         elif isinstance(event, AssistantReasoning):
             self._reasoning(event.text)
         elif isinstance(event, ReplyFinished):
+            self._out_text.end()
+            self._err_text.end()
             self.close()
-            if event.cut and self._reply_text_shown:
+            # A reply cut at its size limit was announced by a status line of its own.
+            if event.cut and event.reason != "reply_cap" and self._reply_text_shown:
                 self._status("reply cut short")
             self._reply_text_shown = False
         elif isinstance(event, Retrying):
@@ -194,7 +203,7 @@ class GoalPrinter:
         if self._err_color:
             self._console(self._err).print(visible(text), style="dim", end="", markup=False)
         else:
-            self._err.write(visible(text) if self._terminal else text)
+            self._err.write(self._err_text.piece(text))
         self._err.flush()
 
     def _close_reasoning(self) -> None:
@@ -207,10 +216,6 @@ class GoalPrinter:
         self.close()
         self._err.write(f"[aish] {visible(text)}\n")
         self._err.flush()
-
-    def _shown(self, text: str) -> str:
-        # On a terminal, model text must not drive it; piped output stays exactly as sent.
-        return visible(text) if self._terminal else text
 
     def _write(self, text: str, *, style: str = "", command: bool = False) -> None:
         if not text:
@@ -237,7 +242,7 @@ class GoalPrinter:
 
     def _render_json(self, event: AgentEvent) -> None:
         payload = {"type": json_name(event), **asdict(event)}
-        self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        self._out.write(json_line(payload) + "\n")
         self._out.flush()
         if isinstance(event, RequestFailed):
             self.warn(event.message)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.project import describe_project, digest_of, is_sensitive_line
 from aish.store.errors import StoreError
 
@@ -57,7 +58,9 @@ def trust_file(store: Store, path: Path) -> TrustOutcome:
     """
     path = Path(os.path.abspath(path))
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)
+    except FileTooLarge as exc:
+        return TrustOutcome([f"{path}: {exc}; not trusted"])
     except OSError as exc:
         return TrustOutcome([f"cannot read {path}: {exc.strerror or exc}"])
     try:

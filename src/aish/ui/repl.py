@@ -446,20 +446,10 @@ class Repl:
         return self._prompt
 
     def _line_history(self, path: Path) -> History:
-        """The typed lines' history file; one that cannot be read and appended to (a
-        directory, no permission, a read-only disk) costs one line and a history kept in
-        memory — prompt_toolkit would fail on it inside the prompt, eating the first line."""
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        """The typed lines' history file (private, see `line_history`)."""
+        from aish.ui.line_history import open_line_history
 
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("ab"), path.open("rb") as readable:
-                readable.read(1)
-        except OSError as error:
-            reason = error.strerror or str(error)
-            self._view.status(f"history file {path} unusable ({reason}): kept in memory only")
-            return InMemoryHistory()
-        return FileHistory(str(path))
+        return open_line_history(path, self._show_notice)
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 

@@ -1,0 +1,78 @@
+"""The typed lines' history file is private like bash's: real files under a real umask (the
+e2e test `test_history_e2e` types into a real aish)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+from aish.ui.line_history import open_line_history
+
+
+@pytest.fixture(autouse=True)
+def usual_umask() -> Iterator[None]:
+    old = os.umask(0o022)  # what made the file 0644 before
+    yield
+    os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_new_history_file_is_created_0600(tmp_path: Path) -> None:
+    said: list[str] = []
+    path = tmp_path / "state" / "history"
+    history = open_line_history(path, said.append)
+    assert isinstance(history, FileHistory)
+    assert _mode(path) == 0o600 and said == []
+    history.store_string("export TOKEN=abc")
+    assert _mode(path) == 0o600 and "+export TOKEN=abc" in path.read_text()
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o664, 0o606, 0o640])
+def test_an_existing_file_open_to_others_is_narrowed_with_one_line(
+    tmp_path: Path, mode: int
+) -> None:
+    path = tmp_path / "history"
+    path.write_text("\n# old\n+ls\n")
+    path.chmod(mode)
+    said: list[str] = []
+    history = open_line_history(path, said.append)
+    assert _mode(path) == mode & 0o700
+    assert said == [
+        f"history file {path} was open to others (mode {mode:04o}): "
+        f"now {mode & 0o700:04o}, as bash keeps its history"
+    ]
+    assert list(history.load_history_strings()) == ["ls"]  # nothing lost
+    assert open_line_history(path, said.append) is not None and len(said) == 1  # said once
+
+
+def test_a_private_file_is_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    path.write_text("")
+    path.chmod(0o400 | 0o200)
+    said: list[str] = []
+    open_line_history(path, said.append)
+    assert _mode(path) == 0o600 and said == []
+
+
+def test_a_file_deleted_while_aish_runs_comes_back_0600(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    history = open_line_history(path, [].append)
+    path.unlink()
+    history.store_string("echo again")
+    assert _mode(path) == 0o600
+
+
+def test_a_directory_in_its_place_costs_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    path.mkdir()
+    said: list[str] = []
+    assert isinstance(open_line_history(path, said.append), InMemoryHistory)
+    assert said == [f"history file {path} unusable (Is a directory): kept in memory only"]
