@@ -8,6 +8,7 @@ the same server (or a dead port), asked through the real broker.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -22,6 +23,7 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import SUMMARY_START
 from aish.conversation.tokens import TokenCounter
 from aish.llm.types import ModelTarget
+from aish.safety.live_shell import ShellFacts
 
 from ..conftest import ServeFn
 
@@ -274,6 +276,7 @@ async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
         gate.Policy("norris"),
         NorrisBounds(max_steps=8),
         budget=budget,
+        shell_facts=_plain_shell,  # no shell runs here: `true` is judged in a plain one
     )
     result = await norris.run()
     assert result.status == "done"
@@ -324,3 +327,7 @@ async def test_a_request_over_budget_on_its_own_keeps_its_history(serve: ServeFn
     assert warning.endswith(
         "over context.token_budget 1,000, even without older exchanges: sending it anyway"
     )
+
+
+async def _plain_shell(command: str) -> ShellFacts:
+    return ShellFacts(builtins=frozenset(("true",)), locate=shutil.which)

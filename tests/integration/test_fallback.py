@@ -347,6 +347,7 @@ async def test_a_norris_step_falls_back_and_the_next_step_asks_the_executor(
             lambda kind, payload: log.append((kind, dict(payload))),
             gate.Policy("norris"),
             fallback=target(rescue.url, "cloud"),
+            shell_facts=shell.facts,
         )
         result = await run.run()
     finally:

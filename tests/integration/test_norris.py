@@ -125,6 +125,7 @@ async def run_norris(
             tasks=tasks,
             planned_by="planner" if tasks else None,
             fallback=fallback,
+            shell_facts=shell.facts,
         )
         result = await run.run()
     finally:

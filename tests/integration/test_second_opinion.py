@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
 from aish.llm.types import ModelTarget
 from aish.safety.classifier import classify
+from aish.safety.live_shell import ShellFacts
 from aish.safety.verdict import Verdict
 
 from ..conftest import ServeFn
@@ -353,8 +355,11 @@ async def test_norris_through_the_gate(
     async def ask(text: str, verdict: Verdict) -> Opinion | None:
         return await opinion.judge(text, verdict, proposers=(active(server.url),))
 
+    async def plain_shell(command: str) -> ShellFacts:
+        return ShellFacts(locate=shutil.which)  # no alias, function or hashed name
+
     authorization = await authorize(
-        ProposedCommand(command), Policy("norris"), judge=ask, halt=halts
+        ProposedCommand(command), Policy("norris"), judge=ask, halt=halts, facts=plain_shell
     )
     assert len(server.requests) == (1 if asked else 0)
     assert authorization.run is runs

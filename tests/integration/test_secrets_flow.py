@@ -221,6 +221,7 @@ async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
         NorrisBounds(max_steps=8),
         second_opinion=opinion,
         planner=cloud(server.url, "planner"),
+        shell_facts=shell.facts,
     )
     result = await norris.run()
     assert result.status in ("done", "tasks_complete"), result

@@ -101,6 +101,7 @@ async def run(
             tools=servers,
             run_tool=ToolRunner(servers).run_authorized,
             max_tool_calls=max_tool_calls,
+            shell_facts=shell.facts,
         ).run()
     finally:
         await shell.close()

@@ -286,9 +286,7 @@ def _secrets_leaving(command: str) -> tuple[str, ...]:
         return ()
     # With every secret as its placeholder, the destinations say which ones they carry.
     shown = _vault().scrub(command)
-    return tuple(
-        dict.fromkeys(d.summary() for d in egress_destinations(shown) if d.placeholders)
-    )
+    return tuple(dict.fromkeys(d.summary() for d in egress_destinations(shown) if d.placeholders))
 
 
 def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) -> Verdict:

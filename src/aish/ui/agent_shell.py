@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ class AgentShell:
     max_bytes: int = 16384
     # After the interrupt, how long a command may take to stop before it is killed.
     kill_grace_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        # What the gate judges each step against: this shell's live state.
+        self.facts = ShellFactsSource(self.session.state_report)
 
     @classmethod
     async def start(

@@ -24,7 +24,6 @@ from aish.agent.norris import NorrisResult, NorrisRun
 from aish.agent.norris_bounds import NorrisBounds
 from aish.agent.norris_setup import norris_models
 from aish.agent.second_opinion import SecondOpinion
-from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
 from aish.conversation.tokens import TokenCounter
@@ -113,7 +112,7 @@ async def run_goal(
             preplan_system=config.norris.preplan_system,
             fallback=_fallback(config, models.executor, printer),
             budget=ContextBudget.from_config(config, os.environ, TokenCounter()),
-            shell_facts=ShellFactsSource(agent_shell.session.state_report),
+            shell_facts=agent_shell.facts,
             **tool_options(servers, config.mcp.max_tool_calls),
         )
         return await run.run()

@@ -261,7 +261,7 @@ class Repl:
                     preplan_system=config.norris.preplan_system,
                     fallback=self._models.fallback(models.executor),
                     budget=self._models.budget(),
-                    shell_facts=ShellFactsSource(agent.session.state_report),
+                    shell_facts=agent.facts,
                     **self._mcp.tool_options(),
                 )
                 await run.run()
