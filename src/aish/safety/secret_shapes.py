@@ -1,0 +1,284 @@
+"""Known values that leave in another shape: reversed, rot13, hex, base32, base64 at any
+alignment, decimal or octal byte dumps, with separators or line breaks between characters, cut
+short, or broken into pieces by a dump's offsets and columns.
+
+A text is looked at through its skeleton: the text with separators removed (white space,
+punctuation that tools put between characters or bytes, `0x`/`\\x`/`%` before bytes) and ASCII
+letters lower-cased (hex and base32 have no case, and `tr a-z A-Z` is a shape too). Each known
+value gives a set of forms, each put through the same skeleton; a form is found where the skeleton
+holds a run of it at least `_MIN_RUN` characters long (or the whole form, when it is shorter).
+A run then grows across short gaps to the next piece of the same form (an `od -c` offset, an
+`xxd` ASCII column, the last short line of a dump), so no tail is left behind.
+
+The forms of a value are built once, when the value is learned (`KnownShapes.add`), and indexed
+by their 6-character pieces. A scan samples the skeleton every 6 characters and asks the index
+about each sample in one set intersection: any run of 11 or more characters holds a sample, so
+a scan is linear in the text and does not grow with the number of known values.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
+
+Span = tuple[int, int, str]
+
+# What tools put between the characters or bytes of a value: white space and punctuation
+# (`fold`, `sed 's/./& /g'`, `od`, `xxd`, `aa:bb` lists, Python's list of characters) and the
+# prefixes of escaped bytes (`\x67`, `0x67`, `%67`).
+_SEPARATORS = re.compile(r"(?:\\x|0x|[\s,;:'\"`|\\._/%()\[\]-])+")
+_GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
+_SAMPLES = re.compile(r".{6}", re.DOTALL)
+_MIN_RUN = 12  # characters of a text-like form (the value, reversed, rot13, base64, base32)
+_MIN_DIGIT_RUN = 24  # characters of a hex, decimal or octal form: twelve bytes of the value
+_MIN_FORM = 8  # a shorter form could turn up by chance
+_LONG_VALUE = 160  # characters: longer values are files (keys), not tokens
+_GAP = 64  # skeleton characters a run may jump to reach its next piece
+_PIECE = 4  # how long that next piece must be (or the rest of the form, if shorter)
+_URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:([^@\s/]+)@", re.IGNORECASE)
+_DIGITS = frozenset("0123456789abcdef")
+
+
+def skeleton(text: str) -> str:
+    """`text` without separators: `g h p _ Q 7` and `ghp_Q7` are both `ghpQ7`."""
+    return _SEPARATORS.sub("", text)
+
+
+def _folded(text: str) -> str:
+    """ASCII letters lower-cased, length kept (`str.lower` may lengthen other letters)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+@dataclass(frozen=True)
+class Form:
+    """One shape of a known value, as it stands in the lower-cased skeleton."""
+
+    text: str
+    min_run: int
+    type: str
+
+
+def secret_core(value: str) -> str:
+    """The part of `value` whose pieces are secret: a URL's password, else all of it (the host
+    and path of a `DATABASE_URL` are no secret, and turn up everywhere)."""
+    match = _URL_PASSWORD.match(value)
+    return match.group(1) if match else value
+
+
+def _base64_fragments(raw: bytes) -> set[str]:
+    """The characters of `raw`'s base64 that do not depend on its neighbours, at the three
+    byte alignments, in the standard and URL-safe alphabets."""
+    found = set()
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        start, end = (8 * shift + 5) // 6, (8 * (shift + len(raw))) // 6
+        found.add(encoded[start:end])
+        found.add(encoded[start:end].replace("+", "-").replace("/", "_"))
+    return found
+
+
+def _base32_fragments(raw: bytes) -> set[str]:
+    """The same for base32: five alignments, five bits a character."""
+    found = set()
+    for shift in range(5):
+        encoded = base64.b32encode(b"\0" * shift + raw).decode("ascii")
+        start, end = (8 * shift + 4) // 5, (8 * (shift + len(raw))) // 5
+        found.add(encoded[start:end])
+    return found
+
+
+@lru_cache(maxsize=1024)
+def shape_forms(value: str) -> tuple[tuple[str, int], ...]:
+    """(skeleton form, minimum run) for every shape of `value`'s secret core. A long value (a
+    private key) gets only the shapes a whole file takes (reversed lines, hex and base64
+    dumps): the rest would cost more to index than they could find."""
+    core = secret_core(value)
+    long = len(core) > _LONG_VALUE
+    text_forms: set[str] = set()
+    digit_forms: set[str] = set()
+    for base in (core,) if long else (core, core[::-1]):
+        raw = base.encode("utf-8")
+        text_forms.add(base)
+        digit_forms.add(raw.hex())
+        text_forms.update(_base64_fragments(raw))
+        if long:
+            text_forms.add(base[::-1])
+            continue
+        text_forms.add(codecs.encode(base, "rot13"))
+        text_forms.update(_base32_fragments(raw))
+        whole = base64.b64encode(raw).decode("ascii"), base64.b32encode(raw).decode("ascii")
+        text_forms.update(encoded.rstrip("=")[::-1] for encoded in whole)  # base64 | rev
+        digit_forms.add(raw.hex()[::-1])  # xxd -p | rev
+        digit_forms.add("".join(str(byte) for byte in raw))  # od -tu1
+        digit_forms.add("".join(f"{byte:03o}" for byte in raw))  # od -b
+    forms = {(_folded(skeleton(f)), _MIN_RUN) for f in text_forms}
+    forms.update((_folded(skeleton(f)), _MIN_DIGIT_RUN) for f in digit_forms)
+    return tuple(sorted(f for f in forms if len(f[0]) >= _MIN_FORM))
+
+
+class KnownShapes:
+    """The shapes of the known values, indexed for scanning; grows as values are learned."""
+
+    def __init__(self) -> None:
+        self._forms: list[Form] = []
+        self._seen: set[str] = set()
+        self._grams: dict[str, list[tuple[int, int]]] = {}  # sample -> (form id, offset)
+        self._whole: list[int] = []  # forms shorter than their minimum run: found only whole
+
+    def __len__(self) -> int:
+        return len(self._forms)
+
+    def add(self, value: str, type_: str) -> None:
+        """Index `value`'s shapes (once; the first type given stays)."""
+        grams = self._grams
+        for text, min_run in shape_forms(value):
+            if text in self._seen:
+                continue
+            self._seen.add(text)
+            form_id = len(self._forms)
+            self._forms.append(Form(text, min_run, type_))
+            if len(text) < min_run:
+                self._whole.append(form_id)
+                continue
+            for offset in range(len(text) - _GRAM + 1):
+                gram = text[offset : offset + _GRAM]
+                entry = grams.get(gram)
+                if entry is None:
+                    grams[gram] = [(form_id, offset)]
+                else:
+                    entry.append((form_id, offset))
+
+    def spans(self, text: str) -> Iterator[Span]:
+        """Where the known values stand in `text` in any of their shapes."""
+        if not self._forms or not text:
+            return
+        runs = list(self._runs(_folded(skeleton(text))))
+        if runs:
+            to_text = _PositionMap(text)
+            for start, end, type_ in runs:
+                yield to_text.start(start), to_text.end(end), type_
+
+    def _runs(self, skel: str) -> Iterator[tuple[int, int, str]]:
+        for form_id in self._whole:
+            form = self._forms[form_id]
+            position = skel.find(form.text)
+            while position != -1:
+                yield from self._grown(skel, form, position, position + len(form.text), 0)
+                position = skel.find(form.text, position + 1)
+        if not self._grams:
+            return
+        samples = _SAMPLES.findall(skel)
+        hits = self._grams.keys() & samples
+        if not hits:
+            return
+        reached: dict[int, int] = {}  # form id -> end of its last run: samples inside skip
+        for index, sample in enumerate(samples):
+            if sample not in hits:
+                continue
+            position = index * _GRAM
+            for form_id, offset in self._grams[sample]:
+                if reached.get(form_id, -1) >= position + _GRAM:
+                    continue
+                form = self._forms[form_id]
+                start, end = _matching_run(skel, position, form.text, offset)
+                if end - start >= form.min_run:
+                    reached[form_id] = end
+                    yield from self._grown(skel, form, start, end, offset - (position - start))
+
+    @staticmethod
+    def _grown(
+        skel: str, form: Form, start: int, end: int, form_start: int
+    ) -> Iterator[tuple[int, int, str]]:
+        """The run `skel[start:end]` == `form.text[form_start:…]`, grown across short gaps to
+        the pieces of the form that continue it on either side."""
+        text = form.text
+        form_end = form_start + (end - start)
+        while form_end < len(text):
+            piece = text[form_end : form_end + _PIECE]
+            found = skel.find(piece, end, end + _GAP + len(piece))
+            if found == -1:
+                break
+            _, grown = _matching_run(skel, found, text, form_end, left=False, width=len(piece))
+            form_end += grown - found
+            end = grown
+        while form_start > 0:
+            piece = text[max(0, form_start - _PIECE) : form_start]
+            found = skel.rfind(piece, max(0, start - _GAP - len(piece)), start)
+            if found == -1:
+                break
+            grown, _ = _matching_run(
+                skel, found, text, form_start - len(piece), right=False, width=len(piece)
+            )
+            form_start -= found + len(piece) - grown
+            start = grown
+        yield start, end, form.type
+
+
+def _matching_run(
+    skel: str,
+    position: int,
+    form: str,
+    offset: int,
+    *,
+    left: bool = True,
+    right: bool = True,
+    width: int = 0,
+) -> tuple[int, int]:
+    """The longest `skel[start:end]` around `position` equal to `form` around `offset`, where
+    `skel[position:position + width]` already equals `form[offset:offset + width]` (width 0:
+    the sample, checked here)."""
+    if width == 0:
+        width = min(_GRAM, len(form) - offset)
+        if skel[position : position + width] != form[offset : offset + width]:
+            return position, position
+    start, end = position, position + width
+    if right:
+        form_at = offset + width
+        while end < len(skel) and form_at < len(form) and skel[end] == form[form_at]:
+            end += 1
+            form_at += 1
+    if left:
+        form_at = offset - 1
+        while start > 0 and form_at >= 0 and skel[start - 1] == form[form_at]:
+            start -= 1
+            form_at -= 1
+    return start, end
+
+
+class _PositionMap:
+    """Skeleton offsets back to offsets in the text the separators were taken out of."""
+
+    def __init__(self, text: str) -> None:
+        self._at: list[int] = []  # skeleton offset at which each removed stretch stood
+        removed: list[int] = []
+        kept = 0
+        previous_end = 0
+        for match in _SEPARATORS.finditer(text):
+            kept += match.start() - previous_end
+            previous_end = match.end()
+            self._at.append(kept)
+            removed.append(match.end() - match.start())
+        self._before = [0, *accumulate(removed)]
+
+    def start(self, offset: int) -> int:
+        """The text offset of the skeleton character at `offset`."""
+        return offset + self._before[bisect_right(self._at, offset)]
+
+    def end(self, offset: int) -> int:
+        """The text offset just after the skeleton character before `offset`."""
+        return self.start(offset - 1) + 1
+
+
+__all__ = ["Form", "KnownShapes", "secret_core", "shape_forms", "skeleton"]
