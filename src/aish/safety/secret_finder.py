@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from aish.safety.secret_contexts import context_spans
-from aish.safety.secret_patterns import private_key_spans, token_spans
+from aish.safety.secret_patterns import private_key_spans, token_spans, turned_key_spans
 from aish.safety.secret_shapes import KnownShapes
 from aish.safety.secret_values import PLACEHOLDER
 
@@ -59,6 +59,7 @@ def find_secrets(
         candidates.extend((s, e, t, _KNOWN) for s, e, t in shapes.spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in token_spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in private_key_spans(text))
+    candidates.extend((s, e, t, _FORMAT) for s, e, t in turned_key_spans(text))
     candidates.extend((s, e, t, _CONTEXT) for s, e, t in context_spans(text))
     candidates = _outside_placeholders(text, candidates)
     spans = _merged([(s, e, t, 0) for s, e, t in _widened(text, _merged(candidates))])

@@ -25,7 +25,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 Span = tuple[int, int, str]
 
@@ -41,6 +41,7 @@ _MIN_FORM = 8  # a shorter form could turn up by chance
 _LONG_VALUE = 160  # characters: longer values are files (keys), not tokens
 _GAP = 64  # skeleton characters a run may jump to reach its next piece
 _PIECE = 4  # how long that next piece must be (or the rest of the form, if shorter)
+_LINE = 80  # the longest line a dump tool writes (base64 76, xxd -p 60)
 _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:([^@\s/]+)@", re.IGNORECASE)
 _DIGITS = frozenset("0123456789abcdef")
 
@@ -66,6 +67,7 @@ class Form:
     """One shape of a known value, as it stands in the lower-cased skeleton."""
 
     text: str
+    cased: str | None  # the form in its own case, where case matters (base64, the value)
     min_run: int
     type: str
 
@@ -100,32 +102,39 @@ def _base32_fragments(raw: bytes) -> set[str]:
 
 
 @lru_cache(maxsize=1024)
-def shape_forms(value: str) -> tuple[tuple[str, int], ...]:
-    """(skeleton form, minimum run) for every shape of `value`'s secret core. A long value (a
+def shape_forms(value: str) -> tuple[tuple[str, str | None, int], ...]:
+    """(lower-cased skeleton form, the form's own case or None when it has none, minimum run)
+    for every shape of `value`'s secret core. A long value (a
     private key) gets only the shapes a whole file takes (reversed lines, hex and base64
     dumps): the rest would cost more to index than they could find."""
     core = secret_core(value)
     long = len(core) > _LONG_VALUE
     text_forms: set[str] = set()
+    caseless: set[str] = set()  # base32: upper case only, so its case says nothing
     digit_forms: set[str] = set()
     for base in (core,) if long else (core, core[::-1]):
         raw = base.encode("utf-8")
-        text_forms.add(base)
+        text_forms.update((base, codecs.encode(base, "rot13")))
         digit_forms.add(raw.hex())
         text_forms.update(_base64_fragments(raw))
         if long:
-            text_forms.add(base[::-1])
+            text_forms.update((base[::-1], codecs.encode(base[::-1], "rot13")))
             continue
-        text_forms.add(codecs.encode(base, "rot13"))
         text_forms.update(_base32_fragments(raw))
-        whole = base64.b64encode(raw).decode("ascii"), base64.b32encode(raw).decode("ascii")
-        text_forms.update(encoded.rstrip("=")[::-1] for encoded in whole)  # base64 | rev
+        text_forms.add(base64.b64encode(raw).decode("ascii").rstrip("=")[::-1])  # base64 | rev
+        caseless.add(base64.b32encode(raw).decode("ascii").rstrip("=")[::-1])
         digit_forms.add(raw.hex()[::-1])  # xxd -p | rev
         digit_forms.add("".join(str(byte) for byte in raw))  # od -tu1
         digit_forms.add("".join(f"{byte:03o}" for byte in raw))  # od -b
-    forms = {(_folded(skeleton(f)), _MIN_RUN) for f in text_forms}
-    forms.update((_folded(skeleton(f)), _MIN_DIGIT_RUN) for f in digit_forms)
-    return tuple(sorted(f for f in forms if len(f[0]) >= _MIN_FORM))
+    cased: dict[str, str | None] = {}
+    for form in map(skeleton, text_forms):
+        # The same letters in another case (base64's upper and lower case differ) are no
+        # form: case is only dropped as a whole (`tr a-z A-Z`).
+        cased[_folded(form)] = None if _folded(form) in cased else form
+    forms = {(folded, form, _MIN_RUN) for folded, form in cased.items()}
+    forms.update((_folded(skeleton(f)), None, _MIN_RUN) for f in caseless)
+    forms.update((_folded(skeleton(f)), None, _MIN_DIGIT_RUN) for f in digit_forms)
+    return tuple(sorted((f for f in forms if len(f[0]) >= _MIN_FORM), key=str))
 
 
 class KnownShapes:
@@ -143,12 +152,12 @@ class KnownShapes:
     def add(self, value: str, type_: str) -> None:
         """Index `value`'s shapes (once; the first type given stays)."""
         grams = self._grams
-        for text, min_run in shape_forms(value):
+        for text, cased, min_run in shape_forms(value):
             if text in self._seen:
                 continue
             self._seen.add(text)
             form_id = len(self._forms)
-            self._forms.append(Form(text, min_run, type_))
+            self._forms.append(Form(text, cased, min_run, type_))
             if len(text) < min_run:
                 self._whole.append(form_id)
                 continue
@@ -164,18 +173,22 @@ class KnownShapes:
         """Where the known values stand in `text` in any of their shapes."""
         if not self._forms or not text:
             return
-        runs = list(self._runs(_folded(skeleton(text))))
+        plain = skeleton(text)
+        runs = list(self._runs(_folded(plain), plain))
         if runs:
             to_text = _PositionMap(text)
             for start, end, type_ in runs:
                 yield to_text.start(start), to_text.end(end), type_
 
-    def _runs(self, skel: str) -> Iterator[tuple[int, int, str]]:
+    def _runs(self, skel: str, plain: str) -> Iterator[tuple[int, int, str]]:
+        """Runs in `skel` (lower-cased `plain`) of the forms, grown to their pieces."""
         for form_id in self._whole:
             form = self._forms[form_id]
             position = skel.find(form.text)
             while position != -1:
-                yield from self._grown(skel, form, position, position + len(form.text), 0)
+                end = position + len(form.text)
+                if _same_case(plain[position:end], form.cased, 0):
+                    yield from self._grown(skel, form, position, end, 0)
                 position = skel.find(form.text, position + 1)
         if not self._grams:
             return
@@ -193,37 +206,73 @@ class KnownShapes:
                     continue
                 form = self._forms[form_id]
                 start, end = _matching_run(skel, position, form.text, offset)
-                if end - start >= form.min_run:
+                form_start = offset - (position - start)
+                if end - start >= form.min_run and _same_case(
+                    plain[start:end], form.cased, form_start
+                ):
                     reached[form_id] = end
-                    yield from self._grown(skel, form, start, end, offset - (position - start))
+                    yield from self._grown(skel, form, start, end, form_start)
 
     @staticmethod
     def _grown(
         skel: str, form: Form, start: int, end: int, form_start: int
     ) -> Iterator[tuple[int, int, str]]:
         """The run `skel[start:end]` == `form.text[form_start:…]`, grown across short gaps to
-        the pieces of the form that continue it on either side."""
+        the pieces of the form that continue it on either side, and to the piece that ends
+        where it starts when that one follows it (`rev` turns each line of a multi-line form
+        around, so the lines come in the other order)."""
         text = form.text
         form_end = form_start + (end - start)
-        while form_end < len(text):
-            piece = text[form_end : form_end + _PIECE]
-            found = skel.find(piece, end, end + _GAP + len(piece))
-            if found == -1:
-                break
-            _, grown = _matching_run(skel, found, text, form_end, left=False, width=len(piece))
-            form_end += grown - found
-            end = grown
-        while form_start > 0:
-            piece = text[max(0, form_start - _PIECE) : form_start]
-            found = skel.rfind(piece, max(0, start - _GAP - len(piece)), start)
-            if found == -1:
-                break
-            grown, _ = _matching_run(
-                skel, found, text, form_start - len(piece), right=False, width=len(piece)
-            )
-            form_start -= found + len(piece) - grown
-            start = grown
+        while form_end < len(text) or form_start > 0:
+            if form_end < len(text):
+                piece = text[form_end : form_end + _PIECE]
+                found = skel.find(piece, end, end + _GAP + len(piece))
+                if found != -1:
+                    _, grown = _matching_run(skel, found, text, form_end, left=False, width=_PIECE)
+                    form_end += grown - found
+                    end = grown
+                    continue
+            if form_start > 0:
+                piece = text[max(0, form_start - _PIECE) : form_start]
+                found = skel.rfind(piece, max(0, start - _GAP - len(piece)), start)
+                if found != -1:
+                    grown, _ = _matching_run(
+                        skel, found, text, form_start - len(piece), right=False, width=len(piece)
+                    )
+                    form_start -= found + len(piece) - grown
+                    start = grown
+                    continue
+                # The line before in the form, after in the text: it ends `piece`, found
+                # within a line's length.
+                found = skel.find(piece, end, end + _GAP + _LINE)
+                if found != -1:
+                    grown, _ = _matching_run(
+                        skel, found, text, form_start - len(piece), right=False, width=len(piece)
+                    )
+                    if grown >= end:
+                        form_start -= found + len(piece) - grown
+                        end = found + len(piece)
+                        continue
+            break
         yield start, end, form.type
+
+
+def _same_case(found: str, cased: str | None, offset: int) -> bool:
+    """Whether `found` is the form's own letters (`cased[offset:]`), or all of them in one
+    case; true for forms without case."""
+    if cased is None:
+        return True
+    own = cased[offset : offset + len(found)]
+    if found == own:
+        return True
+    # In one case, a run of the alphabet (a charset table in minified code) matches any value
+    # that happens to hold one in mixed case: such a run says nothing.
+    return found in (own.lower(), own.upper()) and not _in_order(found)
+
+
+def _in_order(run: str) -> bool:
+    steps = sum(1 for a, b in pairwise(run) if abs(ord(a) - ord(b)) == 1)
+    return steps * 4 > len(run) * 3
 
 
 def _matching_run(
