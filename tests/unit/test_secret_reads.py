@@ -26,7 +26,7 @@ from aish.safety.secret_reads import reads_secret, secret_file, sensitive_variab
         "x=$GITHUB_TOKEN; echo ${x} | rev",
         "python3 -c \"import os; print(os.environ['X'])\" $HF_TOKEN",
         "bash -c 'echo $GITHUB_TOKEN | fold -w4'",
-        "sh -c \"printenv PGPASSWORD\"",
+        'sh -c "printenv PGPASSWORD"',
         "eval 'echo $ANTHROPIC_API_KEY'",
         "sudo -u root printenv GITHUB_TOKEN",
         "timeout 5 printenv GITHUB_TOKEN",

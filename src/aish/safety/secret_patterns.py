@@ -152,6 +152,7 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     _format("TERRAFORM_TOKEN", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,200}+", ".atlasv1."),
     _format("PLANETSCALE_TOKEN", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,100}+", "pscale_"),
     _format("MAPBOX_TOKEN", r"\bsk\.eyJ[A-Za-z0-9_-]{20,300}+\.[A-Za-z0-9_-]{20,100}+", "sk.eyJ"),
+    _format("APP_KEY", r"\bbase64:[A-Za-z0-9+/]{40,88}+={0,2}", "base64:"),  # Laravel
     _format("FACEBOOK_TOKEN", r"\bEAA[A-Za-z0-9]{90,300}+", "EAA"),
     _format(
         "JWT",

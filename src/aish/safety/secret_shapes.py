@@ -207,9 +207,14 @@ class KnownShapes:
                 form = self._forms[form_id]
                 start, end = _matching_run(skel, position, form.text, offset)
                 form_start = offset - (position - start)
-                if end - start >= form.min_run and _same_case(
+                if form.cased is not None and not _same_case(
                     plain[start:end], form.cased, form_start
                 ):
+                    # A letter of another case next to the run (the end of the line before):
+                    # the run is where the case matches too.
+                    start, end = _matching_run(plain, position, form.cased, offset)
+                    form_start = offset - (position - start)
+                if end - start >= form.min_run:
                     reached[form_id] = end
                     yield from self._grown(skel, form, start, end, form_start)
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from aish.safety.secret_finder import Finding, encoded_forms, find_secrets
 from aish.safety.secret_shapes import KnownShapes
+from aish.safety.secret_structures import kubernetes_secret_values
 from aish.safety.secret_values import PLACEHOLDER, env_file_values, sensitive_environment
 
 __all__ = [
@@ -75,8 +76,10 @@ class SecretVault:
 
     def scrub(self, text: str) -> str:
         """`text` with every secret replaced by its placeholder. Learns the `.env`-style values
-        in `text` first. Scrubbing scrubbed text changes nothing."""
+        and the decoded values of Kubernetes Secrets in `text` first. Scrubbing scrubbed text
+        changes nothing."""
         self.learn(env_file_values(text))
+        self.learn(kubernetes_secret_values(text))
         findings = find_secrets(text, self._known, self._shapes)
         if not findings:
             return text
