@@ -68,7 +68,8 @@ _JAVA_PROPERTY = re.compile(r"(?<![\w-])-D([A-Za-z_][\w.-]{0,100})=(\S{1,500})")
 _PROSE = re.compile(
     r"(?i)\b(password|passwd|passphrase|passcode|pw|pwd|api[ -]?key|access[ -]key|token|secret)"
     r"(?:[ \t]+(?:for|of|on)[ \t]+[\w.@-]{1,40})?"
-    r"[ \t]+(?:is|was|is[ \t]+now|will[ \t]+be|to|=|is[ \t]+set[ \t]+to|set[ \t]+to)[ \t]*:?[ \t]+"
+    r"[ \t]+(?:(?:is[ \t]+|was[ \t]+|has[ \t]+been[ \t]+)?(?:set|changed|reset|updated)"
+    r"[ \t]+to|is[ \t]+now|will[ \t]+be|is|was|to|=)[ \t]*:?[ \t]+"
     r"([^\s\"'`]{1,300})"
 )
 _K8S_SECRET = re.compile(r"""(?m)^[ \t]*kind:[ \t]*Secret[ \t]*$|"kind"[ \t]*:[ \t]*"Secret\"""")
