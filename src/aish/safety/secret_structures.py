@@ -47,10 +47,10 @@ _PGPASS = re.compile(
     r"([^\s]{1,300})[ \t]*\r?$",
     re.MULTILINE,
 )
-_COOKIE_HEADER = re.compile(
-    r"(?i)(?:\b(?:set-)?cookie[ \t]*:|(?<![\w-])(?:-b|--cookie)(?:[ \t]+|=)[\"']?)"
-    r"[ \t]*([^\r\n\"']{1,4000})"
+_COOKIE_HEADER = re.compile(  # tried where "cookie" starts: `Cookie:`, `Set-Cookie:`, `--cookie`
+    r"(?i)cookie(?:[ \t]*:|(?<=--cookie)(?:[ \t]+|=)[\"']?)[ \t]*([^\r\n\"']{1,4000})"
 )
+_CURL_COOKIE = re.compile(r"-b(?<![\w-]-b)(?:[ \t]+|=)[\"']?[ \t]*([^\r\n\"']{1,4000})")
 _COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]*([^=;\s]{1,100})=([^;\s]{1,2000})")
 _COOKIE_FILE_LINE = re.compile(
     r"^[^\t\r\n]{1,253}\t(?:TRUE|FALSE)\t[^\t\r\n]{1,500}\t(?:TRUE|FALSE)\t\d{1,20}\t"
@@ -64,7 +64,7 @@ _SIGNATURE_NAMES = re.compile(
     r"x-goog-credential|sas|code_verifier|client_secret|apikey|api_key|key|access_token|"
     r"id_token|refresh_token|token|auth|password|pass|pwd|secret)$"
 )
-_JAVA_PROPERTY = re.compile(r"(?<![\w-])-D([A-Za-z_][\w.-]{0,100})=(\S{1,500})")
+_JAVA_PROPERTY = re.compile(r"-D(?<![\w-]-D)([A-Za-z_][\w.-]{0,100})=(\S{1,500})")
 _PROSE = re.compile(
     r"(?i)\b(password|passwd|passphrase|passcode|pw|pwd|api[ -]?key|access[ -]key|token|secret)"
     r"(?:[ \t]+(?:for|of|on)[ \t]+[\w.@-]{1,40})?"
@@ -115,7 +115,9 @@ def xml_spans(text: str) -> Iterator[Span]:
 
 def code_spans(text: str) -> Iterator[Span]:
     """PHP `define('DB_PASSWORD', 'X')` and `$config['smtp_pass'] = "X"` (Python dicts too)."""
-    for pattern in (_PHP_DEFINE, _SUBSCRIPT):
+    for pattern, literal in ((_PHP_DEFINE, "define"), (_SUBSCRIPT, "]")):
+        if literal not in text:
+            continue
         for match in pattern.finditer(text):
             if _named_value(match.group(2), match.group(4)):
                 yield match.start(4), match.end(4), type_for_name(match.group(2))
@@ -130,13 +132,14 @@ def pgpass_spans(text: str) -> Iterator[Span]:
 
 def cookie_spans(text: str) -> Iterator[Span]:
     """Session-like cookies in `Cookie:`/`Set-Cookie:` headers, `curl -b`, cookie jar files."""
-    lowered = text.lower()
-    if "cookie" in lowered or "-b" in text:
-        for header in _COOKIE_HEADER.finditer(text):
-            for pair in _COOKIE_PAIR.finditer(header.group(1)):
-                if _session_cookie(pair.group(1), pair.group(2)):
-                    offset = header.start(1)
-                    yield offset + pair.start(2), offset + pair.end(2), "SESSION"
+    headers = list(_matches_at(_COOKIE_HEADER, text, ("cookie",)))
+    if "-b" in text:
+        headers.extend(_CURL_COOKIE.finditer(text))
+    for header in headers:
+        for pair in _COOKIE_PAIR.finditer(header.group(1)):
+            if _session_cookie(pair.group(1), pair.group(2)):
+                offset = header.start(1)
+                yield offset + pair.start(2), offset + pair.end(2), "SESSION"
     if "\tTRUE\t" in text or "\tFALSE\t" in text:
         for match in _COOKIE_FILE_LINE.finditer(text):
             name, value = match.group(1), match.group(2)
@@ -177,7 +180,7 @@ def java_property_spans(text: str) -> Iterator[Span]:
 
 def prose_spans(text: str) -> Iterator[Span]:
     """ "the password is X", "pw: X", "the API key for staging is X", "set it to X"."""
-    for match in _PROSE.finditer(text):
+    for match in _matches_at(_PROSE, text, _PROSE_HEADS):
         word, value = match.group(1).lower(), match.group(2).rstrip(".,;:!?)]}")
         password = word.startswith("pass") or word in ("pw", "pwd")
         judged = (
@@ -187,6 +190,34 @@ def prose_spans(text: str) -> Iterator[Span]:
         )
         if judged:
             yield match.start(2), match.start(2) + len(value), "PASSWORD" if password else "TOKEN"
+
+
+_PROSE_HEADS = ("pass", "pw", "api", "access", "token", "secret")
+
+
+def _matches_at(
+    pattern: re.Pattern[str], text: str, heads: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """`pattern`'s matches, tried only where one of `heads` starts (in any case): one `find`
+    per head in C beats the regex engine trying a case-blind alternation at every position."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        yield from pattern.finditer(text)
+        return
+    starts: set[int] = set()
+    for head in heads:
+        position = lowered.find(head)
+        while position != -1:
+            starts.add(position)
+            position = lowered.find(head, position + 1)
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            end = match.end()
+            yield match
 
 
 def kubernetes_secret_spans(text: str) -> Iterator[Span]:
@@ -214,7 +245,7 @@ def kubernetes_secret_values(text: str) -> dict[str, str]:
 
 def _kubernetes_entries(text: str) -> Iterator[tuple[int, int, bool]]:
     """(start, end, base64-encoded) of each value in a Secret's data maps."""
-    if "Secret" not in text or not _K8S_SECRET.search(text):
+    if "Secret" not in text or "kind" not in text or not _K8S_SECRET.search(text):
         return
     for block in _YAML_DATA.finditer(text):
         indent, position = len(block.group(1)), block.end() + 1
