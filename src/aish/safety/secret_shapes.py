@@ -31,8 +31,9 @@ Span = tuple[int, int, str]
 
 # What tools put between the characters or bytes of a value: white space and punctuation
 # (`fold`, `sed 's/./& /g'`, `od`, `xxd`, `aa:bb` lists, Python's list of characters) and the
-# prefixes of escaped bytes (`\x67`, `0x67`, `%67`).
-_SEPARATORS = re.compile(r"(?:\\x|0x|[\s,;:'\"`|\\._/%()\[\]-])+")
+# prefixes of escaped bytes (`\x67`, `0x67`, `%67`). Base64's `+/=` and `-_` go too, so its
+# standard and URL-safe alphabets leave the same skeleton.
+_SEPARATORS = re.compile(r"(?:\\x|0x|[\s,;:'\"`|\\._/%()\[\]+=-])+")
 _GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
 _SAMPLES = re.compile(r".{6}", re.DOTALL)
 _MIN_RUN = 12  # characters of a text-like form (the value, reversed, rot13, base64, base32)
@@ -124,8 +125,9 @@ def shape_forms(value: str) -> tuple[tuple[str, str | None, int], ...]:
         text_forms.add(base64.b64encode(raw).decode("ascii").rstrip("=")[::-1])  # base64 | rev
         caseless.add(base64.b32encode(raw).decode("ascii").rstrip("=")[::-1])
         digit_forms.add(raw.hex()[::-1])  # xxd -p | rev
-        digit_forms.add("".join(str(byte) for byte in raw))  # od -tu1
-        digit_forms.add("".join(f"{byte:03o}" for byte in raw))  # od -b
+        if base == core:
+            digit_forms.add("".join(str(byte) for byte in raw))  # od -tu1
+            digit_forms.add("".join(f"{byte:03o}" for byte in raw))  # od -b
     cased: dict[str, str | None] = {}
     for form in map(skeleton, text_forms):
         # The same letters in another case (base64's upper and lower case differ) are no
@@ -161,13 +163,17 @@ class KnownShapes:
             if len(text) < min_run:
                 self._whole.append(form_id)
                 continue
-            for offset in range(len(text) - _GRAM + 1):
-                gram = text[offset : offset + _GRAM]
-                entry = grams.get(gram)
-                if entry is None:
-                    grams[gram] = [(form_id, offset)]
-                else:
-                    entry.append((form_id, offset))
+            count = len(text) - _GRAM + 1
+            # Built by a comprehension and merged by set operations (C speed): this is what
+            # learning a value costs, once.
+            pieces = {text[i : i + _GRAM]: [(form_id, i)] for i in range(count)}
+            if len(pieces) < count:  # a piece repeats inside the form: keep every offset
+                pieces = {}
+                for offset in range(count):
+                    pieces.setdefault(text[offset : offset + _GRAM], []).append((form_id, offset))
+            for gram in pieces.keys() & grams.keys():
+                pieces[gram] = grams[gram] + pieces[gram]
+            grams.update(pieces)
 
     def spans(self, text: str) -> Iterator[Span]:
         """Where the known values stand in `text` in any of their shapes."""
