@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/first_prompt.py
 	$(BIN)/python bench/shell_overhead.py
 	$(BIN)/python bench/classify.py
+	$(BIN)/python bench/scrub.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
 

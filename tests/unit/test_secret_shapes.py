@@ -9,6 +9,7 @@ import base64
 import codecs
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.safety.secret_shapes import KnownShapes, secret_core, shape_forms
+from aish.safety.secret_shapes import KnownShapes, _PositionMap, secret_core, shape_forms, skeleton
 from aish.safety.secrets import SecretVault, sensitive_environment
 
 from ..corpus_files import corpus_file
@@ -283,3 +284,16 @@ def test_a_megabyte_of_near_misses_stays_fast(text: str) -> None:
     started = time.perf_counter()
     list(shapes.spans(text))
     assert time.perf_counter() - started < 5.0  # linear: well under a second on a laptop
+
+
+def test_skeleton_offsets_lead_back_to_the_same_characters() -> None:
+    rng = random.Random(17)
+    alphabet = "ab0xX\\ -_.:\n+=%"
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        skel = skeleton(text)
+        positions = [_PositionMap(text).start(k) for k in range(len(skel))]
+        assert "".join(text[i] for i in positions) == skel, text
+        assert positions == sorted(set(positions)), text
+        dropped = "".join(c for i, c in enumerate(text) if i not in set(positions))
+        assert set(dropped) <= set("0x\\ -_.:\n+=%"), text

@@ -22,7 +22,7 @@ import base64
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
@@ -33,7 +33,10 @@ Span = tuple[int, int, str]
 # (`fold`, `sed 's/./& /g'`, `od`, `xxd`, `aa:bb` lists, Python's list of characters) and the
 # prefixes of escaped bytes (`\x67`, `0x67`, `%67`). Base64's `+/=` and `-_` go too, so its
 # standard and URL-safe alphabets leave the same skeleton.
-_SEPARATORS = re.compile(r"(?:\\x|0x|[\s,;:'\"`|\\._/%()\[\]+=-])+")
+_BYTE_PREFIXES = re.compile(r"\\x|0x")
+_SEPARATOR_CHARS = " \t\n\r\f\v,;:'\"`|\\._/%()[]+=-"
+_SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
+_DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
 _GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
 _SAMPLES = re.compile(r".{6}", re.DOTALL)
 _MIN_RUN = 12  # characters of a text-like form (the value, reversed, rot13, base64, base32)
@@ -48,8 +51,11 @@ _DIGITS = frozenset("0123456789abcdef")
 
 
 def skeleton(text: str) -> str:
-    """`text` without separators: `g h p _ Q 7` and `ghp_Q7` are both `ghpQ7`."""
-    return _SEPARATORS.sub("", text)
+    """`text` without separators: `g h p _ Q 7` and `ghp_Q7` are both `ghpQ7`. (`str.translate`
+    deletes in C, twenty times faster than a regex substitution.)"""
+    if "\\x" in text or "0x" in text:
+        text = _BYTE_PREFIXES.sub("", text)
+    return text.translate(_DELETE_SEPARATORS)
 
 
 def _folded(text: str) -> str:
@@ -202,11 +208,16 @@ class KnownShapes:
         hits = self._grams.keys() & samples
         if not hits:
             return
+        # Where the hit samples stand: found by `str.find` (hits are rare), kept when aligned.
+        positions = []
+        for sample in hits:
+            position = skel.find(sample)
+            while position != -1:
+                if position % _GRAM == 0:
+                    positions.append((position, sample))
+                position = skel.find(sample, position + 1)
         reached: dict[int, int] = {}  # form id -> end of its last run: samples inside skip
-        for index, sample in enumerate(samples):
-            if sample not in hits:
-                continue
-            position = index * _GRAM
+        for position, sample in sorted(positions):
             for form_id, offset in self._grams[sample]:
                 if reached.get(form_id, -1) >= position + _GRAM:
                     continue
@@ -318,27 +329,44 @@ def _matching_run(
 
 
 class _PositionMap:
-    """Skeleton offsets back to offsets in the text the separators were taken out of."""
+    """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`."""
 
     def __init__(self, text: str) -> None:
-        self._at: list[int] = []  # skeleton offset at which each removed stretch stood
+        self._prefixes = _Removals(
+            _BYTE_PREFIXES.finditer(text) if "\\x" in text or "0x" in text else ()
+        )
+        middle = _BYTE_PREFIXES.sub("", text) if self._prefixes else text
+        self._separators = _Removals(_SEPARATOR_RUNS.finditer(middle))
+
+    def start(self, offset: int) -> int:
+        """The text offset of the skeleton character at `offset`."""
+        return self._prefixes.before(self._separators.before(offset))
+
+    def end(self, offset: int) -> int:
+        """The text offset just after the skeleton character before `offset`."""
+        return self.start(offset - 1) + 1
+
+
+class _Removals:
+    """Where one step took stretches out of a text, to find a kept character again."""
+
+    def __init__(self, matches: Iterable[re.Match[str]]) -> None:
+        self._at: list[int] = []  # offset, in the shortened text, at which a stretch stood
         removed: list[int] = []
-        kept = 0
-        previous_end = 0
-        for match in _SEPARATORS.finditer(text):
+        kept = previous_end = 0
+        for match in matches:
             kept += match.start() - previous_end
             previous_end = match.end()
             self._at.append(kept)
             removed.append(match.end() - match.start())
         self._before = [0, *accumulate(removed)]
 
-    def start(self, offset: int) -> int:
-        """The text offset of the skeleton character at `offset`."""
-        return offset + self._before[bisect_right(self._at, offset)]
+    def __bool__(self) -> bool:
+        return bool(self._at)
 
-    def end(self, offset: int) -> int:
-        """The text offset just after the skeleton character before `offset`."""
-        return self.start(offset - 1) + 1
+    def before(self, offset: int) -> int:
+        """`offset` in the shortened text as an offset in the text before the step."""
+        return offset + self._before[bisect_right(self._at, offset)]
 
 
 __all__ = ["Form", "KnownShapes", "secret_core", "shape_forms", "skeleton"]
