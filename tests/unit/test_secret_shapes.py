@@ -63,10 +63,14 @@ def _windows(form: str, width: int) -> set[str]:
 
 def leftovers(scrubbed: str, value: str) -> list[str]:
     """Pieces of `value` still readable in `scrubbed` in any of the shapes: eight characters
-    as they are, reversed or rot13 (case and separators ignored), eight bytes in hex, decimal
-    or octal, twelve characters of the base64 or base32 of it or of it reversed, at any byte
-    alignment, either way round."""
-    text = _alnum(scrubbed) + " " + _alnum(re.sub(r"0x|\\x", "", scrubbed))
+    as they are, reversed or rot13 (case, separators and each line's first word ignored), eight
+    bytes in hex, decimal or octal, twelve characters of the base64 or base32 of it or of it
+    reversed, at any byte alignment, either way round."""
+    without_first_words = re.sub(r"(?m)^[ \t]*\S+[ \t]", "", scrubbed)  # line numbers, offsets
+    text = " ".join(
+        _alnum(variant)
+        for variant in (scrubbed, re.sub(r"0x|\\x", "", scrubbed), without_first_words)
+    )
     raw = value.encode()
     char_forms = [_alnum(form) for form in (value, value[::-1])]
     char_forms += [_alnum(codecs.encode(form, "rot13")) for form in (value, value[::-1])]
@@ -126,6 +130,11 @@ TOKEN_COMMANDS = [
     "env | rev",
     "python3 -c 'import os; print(list(os.environ[\"GITHUB_TOKEN\"]))'",
     "printenv GITHUB_TOKEN | grep -o .",
+    "printenv GITHUB_TOKEN | fold -w4 | cat -n",
+    "printenv GITHUB_TOKEN | fold -w3 | nl",
+    "printenv GITHUB_TOKEN | od -w4 -c",
+    "printenv GITHUB_TOKEN | od -w4 -An -tx1",
+    "printenv GITHUB_TOKEN | xxd -c 4 -p",
 ]
 
 
@@ -288,12 +297,10 @@ def test_a_megabyte_of_near_misses_stays_fast(text: str) -> None:
 
 def test_skeleton_offsets_lead_back_to_the_same_characters() -> None:
     rng = random.Random(17)
-    alphabet = "ab0xX\\ -_.:\n+=%"
+    alphabet = "ab0xX\\ -_.:\n+=%\t123"
     for _ in range(2000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         skel = skeleton(text)
         positions = [_PositionMap(text).start(k) for k in range(len(skel))]
         assert "".join(text[i] for i in positions) == skel, text
         assert positions == sorted(set(positions)), text
-        dropped = "".join(c for i, c in enumerate(text) if i not in set(positions))
-        assert set(dropped) <= set("0x\\ -_.:\n+=%"), text

@@ -33,7 +33,10 @@ Span = tuple[int, int, str]
 # (`fold`, `sed 's/./& /g'`, `od`, `xxd`, `aa:bb` lists, Python's list of characters) and the
 # prefixes of escaped bytes (`\x67`, `0x67`, `%67`). Base64's `+/=` and `-_` go too, so its
 # standard and URL-safe alphabets leave the same skeleton.
-_BYTE_PREFIXES = re.compile(r"\\x|0x")
+# Taken out before the separators: the prefixes of escaped bytes, and what a dump or a line
+# numberer puts at the start of each line (`00000010: ` of xxd, `0000020 ` of od, `     3\t`
+# of `cat -n` and `nl`), so that `fold -w4 | cat -n` or `od -w4 -c` leave the value whole.
+_PREFIXES = re.compile(r"\\x|0x|^[ \t]*\d{1,9}\t|^[0-9a-fA-F]{6,16}(?::[ ]| {1,2})", re.MULTILINE)
 _SEPARATOR_CHARS = " \t\n\r\f\v,;:'\"`|\\._/%()[]+=-"
 _SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
 _DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
@@ -51,11 +54,15 @@ _DIGITS = frozenset("0123456789abcdef")
 
 
 def skeleton(text: str) -> str:
-    """`text` without separators: `g h p _ Q 7` and `ghp_Q7` are both `ghpQ7`. (`str.translate`
-    deletes in C, twenty times faster than a regex substitution.)"""
-    if "\\x" in text or "0x" in text:
-        text = _BYTE_PREFIXES.sub("", text)
+    """`text` without line prefixes and separators: `g h p _ Q 7` and `ghp_Q7` are both
+    `ghpQ7`. (`str.translate` deletes in C, twenty times faster than a regex substitution.)"""
+    if _has_prefixes(text):
+        text = _PREFIXES.sub("", text)
     return text.translate(_DELETE_SEPARATORS)
+
+
+def _has_prefixes(text: str) -> bool:
+    return "\\x" in text or "0x" in text or "\n" in text
 
 
 def _folded(text: str) -> str:
@@ -332,10 +339,8 @@ class _PositionMap:
     """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`."""
 
     def __init__(self, text: str) -> None:
-        self._prefixes = _Removals(
-            _BYTE_PREFIXES.finditer(text) if "\\x" in text or "0x" in text else ()
-        )
-        middle = _BYTE_PREFIXES.sub("", text) if self._prefixes else text
+        self._prefixes = _Removals(_PREFIXES.finditer(text) if _has_prefixes(text) else ())
+        middle = _PREFIXES.sub("", text) if self._prefixes else text
         self._separators = _Removals(_SEPARATOR_RUNS.finditer(middle))
 
     def start(self, offset: int) -> int:
