@@ -64,6 +64,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/shell_overhead.py
 	$(BIN)/python bench/classify.py
 	$(BIN)/python bench/gate_facts.py
+	$(BIN)/python bench/scrub.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
 

@@ -13,6 +13,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterator
 
+from aish.safety.secret_structures import structure_spans
 from aish.safety.secret_values import (
     assignment_lines,
     looks_like_password,
@@ -215,3 +216,4 @@ def context_spans(text: str) -> Iterator[Span]:
     yield from flag_spans(text)
     yield from aws_secret_spans(text)
     yield from assignment_spans(text)
+    yield from structure_spans(text)

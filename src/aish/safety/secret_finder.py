@@ -4,7 +4,8 @@ one non-overlapping list.
 Known values are looked for as they are and as they travel: base64 (standard and URL-safe,
 with and without padding, and at the three byte alignments, so a value inside a longer
 base64 blob such as `user:value` is found too), URL-encoded and JSON-escaped, as CI log
-maskers do. Overlapping candidates merge into their union, named by the longest (ties go to
+maskers do; and in the shapes of `secret_shapes` (reversed, hex, base32, rot13, spaced out,
+cut short). Overlapping candidates merge into their union, named by the longest (ties go to
 the more specific rule), so no part of a secret is left behind; a span that starts or ends
 inside a word takes the whole word, so that its placeholder stands alone as one. Spans that
 touch a placeholder keep only what lies outside it: placeholders are never findings.
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from aish.safety.secret_contexts import context_spans
-from aish.safety.secret_patterns import private_key_spans, token_spans
+from aish.safety.secret_patterns import private_key_spans, token_spans, turned_key_spans
+from aish.safety.secret_shapes import KnownShapes
 from aish.safety.secret_values import PLACEHOLDER
 
 # Lower wins a tie between spans of the same length.
@@ -40,15 +42,24 @@ class Finding:
 _Candidate = tuple[int, int, str, int]  # start, end, type, rank
 
 
-def find_secrets(text: str, known: Mapping[str, str] = {}) -> list[Finding]:
+def find_secrets(
+    text: str, known: Mapping[str, str] = {}, shapes: KnownShapes | None = None
+) -> list[Finding]:
     """Non-overlapping findings sorted by start: the `known` values (value -> type) in plain,
-    base64, URL-encoded and JSON-escaped forms, and secret-shaped strings by pattern."""
+    base64, URL-encoded and JSON-escaped forms and in every shape of `secret_shapes`, and
+    secret-shaped strings by pattern. `shapes` is the known values' index when the caller
+    keeps one (the vault does); else it is built from `known`."""
     if not text:
         return []
     candidates: list[_Candidate] = []
     candidates.extend(_known_candidates(text, known))
+    if shapes is None and known:
+        shapes = _shapes(frozenset(known.items()))
+    if shapes is not None:
+        candidates.extend((s, e, t, _KNOWN) for s, e, t in shapes.spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in token_spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in private_key_spans(text))
+    candidates.extend((s, e, t, _FORMAT) for s, e, t in turned_key_spans(text))
     candidates.extend((s, e, t, _CONTEXT) for s, e, t in context_spans(text))
     candidates = _outside_placeholders(text, candidates)
     spans = _merged([(s, e, t, 0) for s, e, t in _widened(text, _merged(candidates))])
@@ -63,6 +74,15 @@ def _known_candidates(text: str, known: Mapping[str, str]) -> Iterable[_Candidat
         while position != -1:
             yield position, position + len(form), type_, _KNOWN
             position = text.find(form, position + 1)
+
+
+@lru_cache(maxsize=16)
+def _shapes(known: frozenset[tuple[str, str]]) -> KnownShapes:
+    shapes = KnownShapes()
+    for value, type_ in sorted(known):
+        if value and not PLACEHOLDER.search(value):
+            shapes.add(value, type_)
+    return shapes
 
 
 @lru_cache(maxsize=64)

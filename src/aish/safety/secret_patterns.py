@@ -152,6 +152,7 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     _format("TERRAFORM_TOKEN", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,200}+", ".atlasv1."),
     _format("PLANETSCALE_TOKEN", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,100}+", "pscale_"),
     _format("MAPBOX_TOKEN", r"\bsk\.eyJ[A-Za-z0-9_-]{20,300}+\.[A-Za-z0-9_-]{20,100}+", "sk.eyJ"),
+    _format("APP_KEY", r"\bbase64:[A-Za-z0-9+/]{40,88}+={0,2}", "base64:"),  # Laravel
     _format("FACEBOOK_TOKEN", r"\bEAA[A-Za-z0-9]{90,300}+", "EAA"),
     _format(
         "JWT",
@@ -179,7 +180,7 @@ def token_spans(text: str) -> Iterator[Span]:
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----")
-_BASE64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=:,\- ]{16,}[ \t]*\r?\n")
+_BASE64_LINE = re.compile(r"(?![ \t]*-----)[ \t]*[A-Za-z0-9+/=:,\- ]{16,}[ \t]*\r?\n")  # not armour
 
 
 def private_key_spans(text: str) -> Iterator[Span]:
@@ -202,6 +203,25 @@ def private_key_spans(text: str) -> Iterator[Span]:
         if body_end > body_start:
             yield body_start, body_end, "PRIVATE_KEY"
             position = max(position, body_end)
+
+
+# A key's armour seen from its other side: `rev` (each line reversed), `tac` (the END line
+# first), or both. The base64 lines right after such a line are the key's body.
+_OTHER_ARMOUR = re.compile(
+    r"-----(?:END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?"
+    r"|(?:KCOLB )?YEK ETAVIRP[A-Z0-9 ]{0,40} (?:NIGEB|DNE))-----"
+)
+
+
+def turned_key_spans(text: str) -> Iterator[Span]:
+    """The body of a private key printed reversed (`rev`), upside down (`tac`) or both."""
+    if "PRIVATE KEY" not in text and "YEK ETAVIRP" not in text:
+        return
+    for armour in _OTHER_ARMOUR.finditer(text):
+        start = armour.end()
+        body_start, body_end = _trim_line_breaks(text, start, _base64_lines_end(text, start))
+        if body_end > body_start:
+            yield body_start, body_end, "PRIVATE_KEY"
 
 
 def _base64_lines_end(text: str, start: int) -> int:

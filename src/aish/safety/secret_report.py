@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from aish.safety.secret_structures import kubernetes_secret_values
 from aish.safety.secrets import env_file_values, find_secrets, sensitive_environment
 
 
 def findings_report(text: str, environ: Mapping[str, str], *, show: bool) -> dict[str, object]:
     """The JSON-ready report of what `SecretVault.scrub` would replace in `text`."""
-    known = {**sensitive_environment(environ), **env_file_values(text)}
+    known = {
+        **sensitive_environment(environ),
+        **env_file_values(text),
+        **kubernetes_secret_values(text),
+    }
     findings: list[dict[str, object]] = []
     for finding in find_secrets(text, known):
         record: dict[str, object] = {

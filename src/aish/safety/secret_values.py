@@ -63,7 +63,7 @@ _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 _REFERENCE = re.compile(
     r"^\$[A-Za-z_{(]|\$\{|\$\(|\{\{|\}\}|<%|%>|#\{|^%[A-Za-z_]\w*%$|\bprocess\.env\b"
-    r"|\bos\.environ\b|\bENV\[|\bgetenv\("
+    r"|\bos\.environ\b|\bENV\[|\bgetenv\(|%\([A-Za-z_]\w*\)[sd]"
 )
 _DUMMY_WORDS = _words(
     "null none nil undefined true false yes no on off required optional hidden secret password "
@@ -72,7 +72,7 @@ _DUMMY_WORDS = _words(
 )
 _DUMMY_MARKERS = re.compile(
     r"(?i)^your[-_ ]|example|changeme|change[-_]me|change[-_]?this|placeholder|redacted"
-    r"|^(.)\1+$|\*{3}|x{4}|X{4}|\.\.\.|^<.*>$|^\[.*\]$|^\{.*\}$|^%s$"
+    r"|^(.)\1+$|\*{3}|x{4}|X{4}|\.\.\.|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|^%s$"
 )
 _CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]")  # `get_token()`, `os.environ[…]`: an expression
 _NUMBER = re.compile(r"[+-]?\d[\d_,.:]*(?:[eE][+-]?\d+)?[A-Za-z]{0,3}")
@@ -88,6 +88,7 @@ _HEXISH = re.compile(r"[0-9a-fA-F]+(?:-[0-9a-fA-F]+)*")
 _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^@\s/]+@", re.IGNORECASE)
 _URL_USERINFO = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s@]+@", re.IGNORECASE)
 _SYMBOLS = set("!@#$%^&*+=~?|()[]{}<>;,")
+_CAMEL_WORDS = re.compile(r"[a-z]{0,20}(?:[A-Z][a-z]{2,20}){1,8}")  # PasswordMinLength: a name
 
 
 def name_parts(name: str) -> list[str]:
@@ -202,7 +203,13 @@ def looks_like_secret(value: str, min_length: int = 8) -> bool:
         return hexish or (len(value) >= 12 and _case_runs(value) >= 0.3)
     if symbol and lower and upper:
         return True
-    return len(value) >= 16 and lower and upper and _case_runs(value) >= 0.35
+    return (
+        len(value) >= 16
+        and lower
+        and upper
+        and _case_runs(value) >= 0.35
+        and not _CAMEL_WORDS.fullmatch(value)
+    )
 
 
 def looks_like_random_token(value: str, min_length: int = 16) -> bool:

@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 
 from aish.safety.secret_finder import Finding, encoded_forms, find_secrets
+from aish.safety.secret_shapes import KnownShapes
+from aish.safety.secret_structures import kubernetes_secret_values
 from aish.safety.secret_values import PLACEHOLDER, env_file_values, sensitive_environment
 
 __all__ = [
@@ -59,18 +61,26 @@ class SecretVault:
         self._name_of: dict[str, str] = {}  # value -> placeholder
         self._value_of: dict[str, str] = {}  # placeholder -> value
         self._counts: dict[str, int] = {}
+        self._shapes = KnownShapes()  # the known values' other shapes, built once per value
 
     def learn(self, values: Mapping[str, str]) -> None:
         """value -> type: known values to scrub from now on (the first type given stays)."""
         for value, type_ in values.items():
-            if value and not PLACEHOLDER.search(value):
-                self._known.setdefault(value, placeholder_type(type_))
+            if value and not PLACEHOLDER.search(value) and value not in self._known:
+                self._know(value, placeholder_type(type_))
+
+    def _know(self, value: str, type_: str) -> None:
+        self._known[value] = type_
+        if not _already_a_shape(value, self._shapes):
+            self._shapes.add(value, type_)
 
     def scrub(self, text: str) -> str:
         """`text` with every secret replaced by its placeholder. Learns the `.env`-style values
-        in `text` first. Scrubbing scrubbed text changes nothing."""
+        and the decoded values of Kubernetes Secrets in `text` first. Scrubbing scrubbed text
+        changes nothing."""
         self.learn(env_file_values(text))
-        findings = find_secrets(text, self._known)
+        self.learn(kubernetes_secret_values(text))
+        findings = find_secrets(text, self._known, self._shapes)
         if not findings:
             return text
         parts: list[str] = []
@@ -124,6 +134,12 @@ class SecretVault:
             name = f"AISH_SECRET_{type_}_{self._counts[type_]}"
             self._name_of[value] = name
             self._value_of[name] = value
-            if len(value) >= _MIN_LEARNED:
-                self._known.setdefault(value, type_)
+            if len(value) >= _MIN_LEARNED and value not in self._known:
+                self._know(value, type_)
         return name
+
+
+def _already_a_shape(value: str, shapes: KnownShapes) -> bool:
+    """Whether `value` is one known value's shape already (a reversed token, a hex dump of
+    one, found and replaced): its own shapes would add nothing but work to every scan."""
+    return any(end - start >= len(value) - 2 for start, end, _ in shapes.spans(value))

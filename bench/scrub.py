@@ -1,0 +1,121 @@
+"""How fast the secrets scrubber goes: megabytes a second through `SecretVault.scrub`.
+
+Four inputs of about a megabyte each (shell output built from the development secrets corpus,
+random words, an `xxd` dump, one base64 blob), each scrubbed by a vault that knows ten
+environment values (as a session does once it has seen the environment), several rounds; the
+median round counts. `--baseline DIR` measures the `src` of another checkout too (say
+`git archive main src | tar -x -C /tmp/base`), alternating input by input, for a before/after
+on the same busy machine. Results go into bench/RESULTS.md between this bench's markers,
+unless `--no-write`.
+
+    .venv/bin/python bench/scrub.py [--rounds 5] [--baseline /tmp/base/src] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime as dt
+import os
+import platform
+import random
+import statistics
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from aish.safety.secrets import SecretVault, sensitive_environment
+from results import write_section  # bench/ is the script directory, so this resolves
+
+SIZE = 1_000_000
+
+
+def _corpus_text() -> str:
+    candidates = [Path(os.environ.get("AISH_CORPUS_DIR", "/nonexistent"))]
+    candidates += [Path(__file__).resolve().parents[2] / "shared" / "corpus"]
+    candidates += [Path("/work/shared/corpus")]
+    path = next(p / "secrets.jsonl" for p in candidates if (p / "secrets.jsonl").is_file())
+    text = path.read_text(encoding="utf-8")
+    return (text * (SIZE // len(text) + 1))[:SIZE]
+
+
+def _inputs(rng: random.Random) -> dict[str, str]:
+    letters = string.ascii_letters
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(5000)]
+    prose = " ".join(rng.choice(words) for _ in range(200_000))[:SIZE]
+    data = rng.randbytes(SIZE // 4)
+    dump = "".join(
+        f"{offset:08x}: "
+        + " ".join(data[i : i + 2].hex() for i in range(offset, offset + 16, 2))
+        + "  ................\n"
+        for offset in range(0, len(data) - 16, 16)
+    )[:SIZE]
+    blob = base64.b64encode(rng.randbytes(SIZE * 3 // 4)).decode()
+    return {"shell output": _corpus_text(), "words": prose, "xxd dump": dump, "base64": blob}
+
+
+def _environment(rng: random.Random) -> dict[str, str]:
+    alphabet = string.ascii_letters + string.digits
+    return {f"APP_{n}_TOKEN": "".join(rng.choice(alphabet) for _ in range(40)) for n in range(10)}
+
+
+def _rate(name: str, rounds: int) -> float:
+    """MB/s of scrubbing input `name`, median of `rounds` fresh vaults."""
+    rng = random.Random(17)
+    text = _inputs(rng)[name]
+    known = sensitive_environment(_environment(rng))
+    seconds = []
+    for _ in range(rounds):
+        vault = SecretVault()
+        vault.learn(known)
+        started = time.perf_counter()
+        vault.scrub(text)
+        seconds.append(time.perf_counter() - started)
+    return len(text) / 1e6 / statistics.median(seconds)
+
+
+def _baseline_rate(source: str, name: str, rounds: int) -> float:
+    """The same measurement of another checkout's `src`, in its own process."""
+    env = {**os.environ, "PYTHONPATH": source}
+    command = [sys.executable, __file__, "--one", name, "--rounds", str(rounds)]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return float(result.stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--baseline", help="another checkout's src directory")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # one input's rate, for --baseline
+    arguments = parser.parse_args()
+    if arguments.one:
+        print(_rate(arguments.one, arguments.rounds))
+        return 0
+    names = list(_inputs(random.Random(17)))
+    header = "| input | MB/s | baseline MB/s |" if arguments.baseline else "| input | MB/s |"
+    rows = [
+        f"Run {dt.date.today().isoformat()} on {platform.machine()}, Python "
+        f"{platform.python_version()}; ~1 MB each, {arguments.rounds} rounds, median; a fresh "
+        "vault knowing ten 40-character environment values per round.",
+        "",
+        header,
+        "|---|---|---|" if arguments.baseline else "|---|---|",
+    ]
+    for name in names:
+        rate = _rate(name, arguments.rounds)
+        if arguments.baseline:
+            before = _baseline_rate(arguments.baseline, name, arguments.rounds)
+            rows.append(f"| {name} | {rate:.2f} | {before:.2f} |")
+        else:
+            rows.append(f"| {name} | {rate:.2f} |")
+    print("\n".join(rows))
+    if not arguments.no_write:
+        write_section("scrub", "## Secrets scrubber throughput (`bench/scrub.py`)", rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
