@@ -686,3 +686,22 @@ async def test_a_secret_that_stays_on_the_machine_is_not_egress(
         ProposedCommand(f"grep -c {TOKEN} notes.txt"), Policy("norris"), facts=plain_shell
     )
     assert not any("sends" in r for r in assessment.verdict.reasons)
+
+
+@pytest.mark.parametrize("mode", ["norris", "headless"])
+async def test_reading_a_secret_unattended_for_a_scrubbed_model_halts_unjudged(
+    mode: gate.Mode,
+) -> None:
+    judge = ScriptedJudge("no")
+    policy = Policy(mode, yes_safe=True, scrubbed=True)
+    assessment = await gate.assess(
+        ProposedCommand("printenv GITHUB_TOKEN | rev"), policy, judge, facts=plain_shell
+    )
+    assert (assessment.verdict.level, assessment.decision) == ("unknown", "halt")
+    assert "goes to the model" in assessment.verdict.reasons[-1]
+    assert judge.asked == []  # a NO about destruction says nothing about disclosure
+    # Not scrubbed (a local model sees it anyway), or asked in chat: the usual verdict.
+    local = await gate.assess(
+        ProposedCommand("printenv GITHUB_TOKEN"), Policy(mode, yes_safe=True), facts=plain_shell
+    )
+    assert local.verdict.level == "safe"

@@ -135,6 +135,9 @@ class Policy:
     auto_approve: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     yes_safe: bool = False
     user_rules: UserRules = field(default_factory=UserRules)
+    # What the proposing model is shown is scrubbed of secrets (a cloud preset): a command
+    # that prints one could pass it on in a shape the scrubber does not know.
+    scrubbed: bool = False
 
     @classmethod
     def from_config(cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False) -> Policy:
@@ -257,6 +260,9 @@ async def assess(
         leaving = _secrets_leaving(action.command)
         if leaving:
             verdict = worst([verdict, Verdict("destructive", leaving)])
+    disclosed = _discloses(action, policy)
+    if disclosed is not None:
+        verdict = worst([verdict, Verdict("unknown", (disclosed,))])
     if (
         verdict.level == "safe"
         and isinstance(action, ProposedCommand)
@@ -265,7 +271,8 @@ async def assess(
     ):
         verdict = Verdict("unknown", (_NO_FACTS,))
     opinion: Opinion | None = None
-    if judge is not None and wants_second_opinion(action, verdict, policy):
+    # A judge of destructiveness has nothing to say about a disclosure: only the user does.
+    if judge is not None and disclosed is None and wants_second_opinion(action, verdict, policy):
         opinion = await judge(action.text, verdict)
         if opinion is not None:
             verdict = opinion.applied_to(verdict)
@@ -274,6 +281,18 @@ async def assess(
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
 _NO_FACTS = "the state of the shell that would run it could not be read"
+
+
+def _discloses(action: Action, policy: Policy) -> str | None:
+    """Unattended, with a scrubbed model: why this command would show it a secret."""
+    if policy.mode == "interactive" or not policy.scrubbed:
+        return None
+    if not isinstance(action, ProposedCommand):
+        return None
+    from aish.safety.secret_reads import reads_secret
+
+    reason = reads_secret(_command_with_values(action.command))
+    return None if reason is None else f"{reason}; what it prints goes to the model"
 
 
 def _secrets_leaving(command: str) -> tuple[str, ...]:

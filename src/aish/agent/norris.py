@@ -31,6 +31,7 @@ the user approved gets the whole per-command timeout: the bound is for the agent
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -181,6 +182,10 @@ class NorrisRun:
     shell_facts: FactsSource | None = None
 
     def __post_init__(self) -> None:
+        models = (self.target, self.planner, self.fallback)
+        if any(model is not None and model.scrub_secrets for model in models):
+            # What its commands print reaches a scrubbed model: the gate keeps secrets home.
+            self.policy = dataclasses.replace(self.policy, scrubbed=True)
         self._spending = _Spending(self.frontend)
         self._answers: ToolRound | None = None
         if self.run_tool is not None:
