@@ -164,3 +164,17 @@ def test_the_state_report_parses_every_record_and_stops_at_a_cut_one() -> None:
     assert report.functions == {"f": "{ \n    echo hi\n}\n"}
     assert report.hashed == {"ls": "/bin/rm"} and report.builtins == {"cd"}
     assert (report.path, report.cwd, report.env) == ("/usr/bin:/bin", "/tmp", {"A": "a=b\nc"})
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('IFS= read -r line < f; echo "$line"', "safe"),
+        ('while IFS=: read -r user rest; do echo "$user"; done < /etc/passwd', "safe"),
+        ("IFS= read -r a[$(cat f)] < f", "unknown"),
+        ("IFS= read -r PATH < f", "unknown"),
+        ("IFS=/ ls", "unknown"),
+    ],
+)
+def test_ifs_for_one_read_only_changes_how_it_splits(command: str, expected: str) -> None:
+    assert classify(command).level == expected

@@ -141,6 +141,7 @@ class _TooComplex(Exception):
 # Whether anything in the line may run git somewhere other than the cwd whose config was read.
 _CHANGES_DIRECTORY = re.compile(r"(?<![\w-])(cd|pushd|popd)(?![\w-])")
 _GIT_ELSEWHERE = frozenset(("-C", "--git-dir", "--work-tree", "--exec-path", "--namespace"))
+_SPLITTING_READERS = frozenset(("read", "mapfile", "readarray"))
 # Programs that start a pager (or are one) when they write to a terminal.
 _PAGING = frozenset(("less", "more", "most", "man", "git", "journalctl", "systemctl"))
 
@@ -215,6 +216,8 @@ class _Judge:
             unknown(f"sets {name} for the command, which can change what it runs", via)
             for name, _ in inv.assignments
             if not harmless_for_one_command(name)
+            # `IFS= read -r line`: how the builtin splits what it reads, nothing more.
+            and not (name == "IFS" and inv.name.value in _SPLITTING_READERS)
         ]
         expands = self.facts.global_aliases if self.facts is not None else {}
         parts += [
