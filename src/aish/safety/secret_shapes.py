@@ -29,14 +29,13 @@ from itertools import accumulate, pairwise
 
 Span = tuple[int, int, str]
 
-# What tools put between the characters or bytes of a value: white space and punctuation
-# (`fold`, `sed 's/./& /g'`, `od`, `xxd`, `aa:bb` lists, Python's list of characters) and the
-# prefixes of escaped bytes (`\x67`, `0x67`, `%67`). Base64's `+/=` and `-_` go too, so its
-# standard and URL-safe alphabets leave the same skeleton.
-# Taken out before the separators: the prefixes of escaped bytes, and what a dump or a line
+# Taken out first: the prefixes of escaped bytes (`\x67`, `0x67`), and what a dump or a line
 # numberer puts at the start of each line (`00000010: ` of xxd, `0000020 ` of od, `     3\t`
 # of `cat -n` and `nl`), so that `fold -w4 | cat -n` or `od -w4 -c` leave the value whole.
 _PREFIXES = re.compile(r"\\x|0x|^[ \t]*\d{1,9}\t|^[0-9a-fA-F]{6,16}(?::[ ]| {1,2})", re.MULTILINE)
+# Then what tools put between the characters or bytes of a value: white space and punctuation
+# (`fold`, `sed 's/./& /g'`, `od`, `aa:bb` lists, Python's list of characters, `%67`).
+# Base64's `+/=` and `-_` go too, so its standard and URL-safe alphabets share a skeleton.
 _SEPARATOR_CHARS = " \t\n\r\f\v,;:'\"`|\\._/%()[]+=-"
 _SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
 _DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
@@ -50,7 +49,6 @@ _GAP = 64  # skeleton characters a run may jump to reach its next piece
 _PIECE = 4  # how long that next piece must be (or the rest of the form, if shorter)
 _LINE = 80  # the longest line a dump tool writes (base64 76, xxd -p 60)
 _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:([^@\s/]+)@", re.IGNORECASE)
-_DIGITS = frozenset("0123456789abcdef")
 
 
 def skeleton(text: str) -> str:
@@ -118,9 +116,9 @@ def _base32_fragments(raw: bytes) -> set[str]:
 @lru_cache(maxsize=1024)
 def shape_forms(value: str) -> tuple[tuple[str, str | None, int], ...]:
     """(lower-cased skeleton form, the form's own case or None when it has none, minimum run)
-    for every shape of `value`'s secret core. A long value (a
-    private key) gets only the shapes a whole file takes (reversed lines, hex and base64
-    dumps): the rest would cost more to index than they could find."""
+    for every shape of `value`'s secret core. A long value (a private key) gets only the
+    shapes a whole file takes (reversed lines, rot13, hex and base64 dumps): the rest would
+    cost more to index than they could find."""
     core = secret_core(value)
     long = len(core) > _LONG_VALUE
     text_forms: set[str] = set()
@@ -134,7 +132,7 @@ def shape_forms(value: str) -> tuple[tuple[str, str | None, int], ...]:
         if long:
             text_forms.update((base[::-1], codecs.encode(base[::-1], "rot13")))
             continue
-        text_forms.update(_base32_fragments(raw))
+        caseless.update(_base32_fragments(raw))
         text_forms.add(base64.b64encode(raw).decode("ascii").rstrip("=")[::-1])  # base64 | rev
         caseless.add(base64.b32encode(raw).decode("ascii").rstrip("=")[::-1])
         digit_forms.add(raw.hex()[::-1])  # xxd -p | rev
