@@ -244,7 +244,7 @@ def test_usage_chunk_choices_variants(llm: Any, mode: str, present: bool, value:
 
 
 def test_first_delay_and_per_chunk_delay(llm: Any) -> None:
-    server = llm({"text": "abcd", "chunk_size": 1, "delay_ms": 50, "first_delay_ms": 150})
+    server = llm({"text": "abcd", "chunk_size": 1, "delay_ms": 50, "first_delay_ms": 800})
     arrivals: list[float] = []
     started = time.monotonic()
     body = {"stream": True, "messages": USER}
@@ -254,7 +254,9 @@ def test_first_delay_and_per_chunk_delay(llm: Any) -> None:
         for line in response.iter_lines():
             if '"content":"' in line:
                 arrivals.append(time.monotonic() - started)
-    assert headers_after < 0.12  # headers go out before the first delay
     assert len(arrivals) == 4
-    assert arrivals[0] >= 0.19
+    # Headers go out before the first delay: judged against the first chunk's arrival, not the
+    # clock, so a busy machine cannot fail it (lower bounds on delays hold under any load).
+    assert arrivals[0] - headers_after >= 0.6
+    assert arrivals[0] >= 0.8
     assert arrivals[-1] - arrivals[0] >= 0.14
