@@ -11,6 +11,7 @@ TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
 # bubblewrap and strace for the `safe` oracle (tests/oracle): from apt when we are root; without
 # them the oracle's tests skip and say why. The stamp is made only once both are there.
 SANDBOX_STAMP := $(TOOLS)/.installed-sandbox
+ZSH_STAMP := $(TOOLS)/.installed-zsh
 
 .PHONY: run test lint typecheck unit bench soak clean
 
@@ -29,19 +30,30 @@ $(TOOLS_STAMP):
 		@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
 	touch $(TOOLS_STAMP)
 
-$(SANDBOX_STAMP):
-	@if ! command -v bwrap >/dev/null || ! command -v strace >/dev/null; then \
+# Debian packages some tests need: installed with apt-get when we are root; otherwise (or when
+# apt fails) those tests skip and say why. A stamp is made only once the commands are there.
+# $(1): the commands that must exist, $(2): the Debian packages, $(3): who needs them.
+define apt_tools
+	@if ! { for c in $(1); do command -v $$c >/dev/null || exit 1; done; }; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			echo "installing bubblewrap and strace for the safe oracle (apt-get)"; \
+			echo "installing $(2) for $(3) (apt-get)"; \
 			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				--no-install-recommends bubblewrap strace; } >/dev/null 2>&1 \
-				|| echo "apt-get could not install bubblewrap/strace: the safe oracle will skip"; \
+				--no-install-recommends $(2); } >/dev/null 2>&1 \
+				|| echo "apt-get could not install $(2): $(3) will skip"; \
 		else \
-			echo "bubblewrap/strace missing and not root: the safe oracle (tests/oracle) will skip"; \
+			echo "$(2) missing and not root: $(3) will skip"; \
 		fi; \
 	fi
-	@if command -v bwrap >/dev/null && command -v strace >/dev/null; then \
+	@if { for c in $(1); do command -v $$c >/dev/null || exit 1; done; }; then \
 		mkdir -p $(TOOLS) && touch $@; fi
+endef
+
+$(SANDBOX_STAMP):
+	$(call apt_tools,bwrap strace,bubblewrap strace,the safe oracle (tests/oracle))
+
+# zsh is a supported shell: its tests run in both shells.
+$(ZSH_STAMP):
+	$(call apt_tools,zsh,zsh,the zsh tests)
 
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
@@ -53,7 +65,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP)
+unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(ZSH_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit

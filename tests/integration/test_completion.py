@@ -44,7 +44,7 @@ def test_zsh_loads_it_through_bashcompinit() -> None:
     ran = subprocess.run([*AISH, "completion", "zsh"], capture_output=True, text=True, timeout=30)
     assert "autoload -U +X bashcompinit && bashcompinit\n" in ran.stdout
     if shutil.which("zsh") is None:
-        pytest.skip("zsh is not installed here")
+        pytest.skip("zsh is not installed here (`make test` installs it)")
     check = subprocess.run(["zsh", "-f", "-c", ran.stdout], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
 
