@@ -108,3 +108,65 @@ def test_multi_line_input_runs_as_in_bash(
     assert _outputs(ours) == outputs
     assert _shown(ours, PROMPT) == _shown(theirs, r"\$"), (ours, theirs)
     assert server.requests == []
+
+
+def test_an_english_line_with_an_apostrophe_goes_to_the_model_at_once(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"default": {"text": "a model answer"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    shown = aish.run("what's wrong", timeout=30)
+    assert "a model answer" in shown
+    chats = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    assert len(chats) == 1
+    assert "what's wrong" in str(chats[0]["body"]["messages"][-1]["content"])
+
+
+def test_history_keeps_the_whole_entry_and_ctrl_c_drops_an_unfinished_one(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"default": {"text": "a model answer"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.child.send("for i in 1 2\rdo echo out-$i\rdone\r")
+    aish.expect("out-2")
+    aish.wait_prompt()
+    # Up brings back all three lines as one entry; Enter runs them again.
+    aish.child.send("\x1b[A")
+    aish.expect(r"> done")
+    aish.child.send("\r")
+    aish.expect("out-1\r\nout-2")
+    aish.wait_prompt()
+    # Ctrl-C on a continuation line drops everything typed so far: nothing runs.
+    aish.child.send("for i in 7 8\rdo echo dropped-$i\r")
+    aish.expect("> ")
+    aish.child.send("\x03")
+    aish.wait_prompt()
+    assert "dropped-7" not in aish.run("echo out-after")
+    history = (aish_home / ".state" / "aish" / "history").read_text()
+    assert "+for i in 1 2\n+do echo out-$i\n+done\n" in history
+    assert server.requests == []
+
+
+def test_ctrl_d_on_an_empty_continuation_line_ends_the_input_as_bash_does(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"default": {"text": "a model answer"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.child.send('echo "out-unfinished\r')
+    aish.expect("> ")
+    aish.child.send("\x04")
+    shown = aish.expect(r"unexpected end of input \(an unclosed `\"`\): nothing ran")
+    shown += aish.wait_prompt()
+    assert "out-unfinished\r\n" not in shown  # the echo's lines end "\r\r\n", output's "\r\n"
+    # Nothing is lost: Up brings it back, and closing the quote runs it.
+    aish.child.send('\x1b[A"\r')
+    aish.expect("out-unfinished\r\n")
+    aish.wait_prompt()
+    assert aish.child.isalive()
+    assert server.requests == []
