@@ -76,3 +76,19 @@ def test_a_directory_in_its_place_costs_one_line(tmp_path: Path) -> None:
     said: list[str] = []
     assert isinstance(open_line_history(path, said.append), InMemoryHistory)
     assert said == [f"history file {path} unusable (Is a directory): kept in memory only"]
+
+
+def test_a_multi_line_entry_comes_back_as_one_entry(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    entries = [
+        "for i in 1 2 3\ndo\n  echo $i\ndone",
+        "cat <<-'EOF'\n\t+ a body line that looks like the file's own markers\n# too\n\tEOF",
+        "echo one",
+        'echo "a\n\nb"',  # an empty line inside the entry
+    ]
+    writer = open_line_history(path, lambda _text: None)
+    for entry in entries:
+        writer.store_string(entry)
+    reader = open_line_history(path, lambda _text: None)
+    # prompt_toolkit's file history yields the newest entry first.
+    assert list(reader.load_history_strings()) == entries[::-1]

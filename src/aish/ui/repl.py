@@ -25,6 +25,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.ui.chat_view import ChatView, discard_typeahead
+from aish.ui.line_continuation import InputAbandoned
 from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.prompt_text import prompt_text
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.safety.bash_continuation import Unfinished
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
@@ -126,6 +128,9 @@ class Repl:
                 try:
                     line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
+                    continue
+                except InputAbandoned as abandoned:  # Ctrl-D on an empty continuation line
+                    self._view.status(str(abandoned))
                     continue
                 except EOFError:
                     break
@@ -411,10 +416,15 @@ class Repl:
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.enums import EditingMode
-        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
         from aish.config.paths import state_dir
         from aish.ui.completion import AishCompleter
+        from aish.ui.line_continuation import (
+            continuation_bindings,
+            continuation_prompt,
+            tab_display,
+        )
 
         keys = KeyBindings()
 
@@ -440,10 +450,21 @@ class Repl:
             history=self._line_history(state_dir() / "history"),
             completer=AishCompleter(COMMANDS, lambda: self._known.names if self._known else ()),
             complete_while_typing=False,
-            key_bindings=keys,
+            key_bindings=merge_key_bindings(
+                [keys, continuation_bindings(self._needs_another_line)]
+            ),
+            prompt_continuation=continuation_prompt,
+            input_processors=[tab_display()],
             editing_mode=EditingMode.VI if vi else EditingMode.EMACS,
         )
         return self._prompt
+
+    def _needs_another_line(self, text: str) -> Unfinished | None:
+        """Enter continues unfinished shell syntax (see `routing_continuation`)."""
+        from aish.agent.routing_continuation import needs_another_line
+
+        known = self._known_with_shell() if self._known else KnownCommands(frozenset())
+        return needs_another_line(text, known)
 
     def _line_history(self, path: Path) -> History:
         """The typed lines' history file (private, see `line_history`)."""
