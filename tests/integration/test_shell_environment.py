@@ -16,7 +16,9 @@ from aish.shell.environment import DROPPED, parse_environment
 from aish.shell.results import ShellBusyError
 from tests.integration.test_shell_support import Harness, clean_env, open_shell
 
-needs_zsh = pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)")
+needs_zsh = pytest.mark.skipif(
+    shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"
+)
 SHELLS = ["bash", pytest.param("zsh", marks=needs_zsh)]
 
 ACTIVATE = """\

@@ -11,7 +11,9 @@ import pytest
 
 from tests.integration.test_shell_support import TIMEOUT_S, open_shell
 
-needs_zsh = pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)")
+needs_zsh = pytest.mark.skipif(
+    shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"
+)
 
 
 def write_home(tmp_path: Path, name: str, text: str) -> Path:

@@ -12,7 +12,9 @@ import pytest
 
 from tests.integration.test_shell_support import Harness, open_shell
 
-needs_zsh = pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)")
+needs_zsh = pytest.mark.skipif(
+    shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"
+)
 SHELLS = ["bash", pytest.param("zsh", marks=needs_zsh)]
 
 
