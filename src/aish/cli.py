@@ -488,39 +488,57 @@ def _run_memory(args: argparse.Namespace) -> int:
     from aish.store import Store, StoreError
     from aish.ui.json_lines import escape_raw_controls
 
+    if args.memory_command == "import":
+        return _import_memory(args)
     try:
-        if args.memory_command == "import":
-            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        with Store.open() as store:
+            text = "".join(line + "\n" for line in store.export_memory())
+    except StoreError as error:
+        print(f"aish: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.file is None:
+        sys.stdout.write(escape_raw_controls(text))
+        return EXIT_OK
+    try:
+        Path(args.file).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"aish: cannot write {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _import_memory(args: argparse.Namespace) -> int:
+    """Show what the file adds, ask (unless --yes), then add it in one transaction."""
+    from pathlib import Path
+
+    from aish.store import Store, StoreError
+    from aish.ui import memory_import
+
+    if not args.yes and (args.file == "-" or not sys.stdin.isatty()):
+        print(memory_import.NEEDS_YES, file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as exc:
         print(f"aish: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     try:
         with Store.open() as store:
-            if args.memory_command == "export":
-                text = "".join(line + "\n" for line in store.export_memory())
-            else:
-                parsed, report = store.import_memory(data.split(b"\n"))
+            plan = store.plan_memory_import(data.split(b"\n"))
+        memory_import.print_listing(plan, sys.stdout)
+        if not plan.new:
+            print("nothing to import")
+        elif args.yes or memory_import.confirmed(plan, input):
+            with Store.open() as store:
+                print(memory_import.report_line(store.import_memory(plan)))
+        else:
+            print("nothing imported")
     except StoreError as error:
         print(f"aish: {error}", file=sys.stderr)
         return EXIT_FAILED
-    if args.memory_command == "export":
-        if args.file is None:
-            sys.stdout.write(escape_raw_controls(text))
-            return EXIT_OK
-        try:
-            Path(args.file).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"aish: cannot write {args.file}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_FAILED
-        return EXIT_OK
-    for number, reason in parsed.errors:
-        print(f"aish: line {number}: {reason}", file=sys.stderr)
-    renumbered = " (new ids: the store already had items)" if report.renumbered else ""
-    items = "item" if report.imported == 1 else "items"
-    print(f"imported {report.imported} {items}, {report.forgotten} forgotten{renumbered}")
-    if parsed.errors:
-        lines = "line" if len(parsed.errors) == 1 else "lines"
-        print(f"aish: skipped {len(parsed.errors)} {lines}", file=sys.stderr)
+    if plan.refused:
+        lines = "line" if len(plan.refused) == 1 else "lines"
+        print(f"aish: skipped {len(plan.refused)} {lines}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 

@@ -210,10 +210,15 @@ def _add_memory(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     load = verbs.add_parser(
         "import",
         help="add the items and tombstones of a JSONL file",
-        description="Add a JSONL file's items. Into a store that already has items they get new "
-        "ids, and the file's tombstones follow them. A bad line is reported and skipped: exit 1.",
+        description="Add a JSONL file's items. Every item it would add is shown first, with "
+        "counts (new, already known, refused), and you are asked [y/N]. Times in the future "
+        "are clamped to now. Into a store that already has items they get new ids, and the "
+        "file's tombstones follow them. A bad line is reported and skipped: exit 1.",
     )
-    load.add_argument("file", help="the JSONL file (`-`: stdin)")
+    load.add_argument("file", help="the JSONL file (`-`: stdin, which needs --yes)")
+    load.add_argument(
+        "--yes", "-y", action="store_true", help="add without asking (the listing is still shown)"
+    )
 
 
 def _add_cost(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

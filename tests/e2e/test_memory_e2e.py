@@ -54,7 +54,8 @@ def test_remember_list_forget_and_a_restart(
     assert "noted" in again.run("?what builds this", timeout=30)
     told = _last_user(server)
     assert told.startswith(
-        "[background]\n- (fact) the build uses make\n- (pref) short answers\n[end of background]"
+        '[background]\n- (fact) "the build uses make"\n'
+        '- (pref) "short answers"\n[end of background]'
     )
     assert "noted" in again.run("?and again", timeout=30)
     assert "[background]" not in _last_user(server)

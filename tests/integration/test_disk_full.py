@@ -162,7 +162,7 @@ def test_aish_commands_on_a_full_data_dir_say_so_in_one_line(tmp_path: Path) -> 
             str(disk),
             json.dumps(
                 [
-                    [*aish, "memory", "import", str(items)],
+                    [*aish, "memory", "import", "--yes", str(items)],
                     "fill",
                     [*aish, "cost"],
                     [*aish, "memory", "export"],

@@ -15,7 +15,7 @@ import pytest
 from aish.mcp import McpServers, McpTool
 from tests.mcp_servers.support import MODERN, SCRIPTED, scripted, servers, settled
 
-SCRIPTED_TOOLS = ["add_tool", "crash", "echo", "fail", "freeze", "slow"]
+SCRIPTED_TOOLS = ["add_tool", "crash", "echo", "fail", "freeze", "slow", "swap"]
 
 
 def _tool(mcp: McpServers, name: str) -> McpTool:

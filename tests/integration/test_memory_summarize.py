@@ -173,7 +173,7 @@ async def test_remember_reaches_the_next_request_once_and_never_norris_steps(
     requests = chat_requests(server)
     texts = [last_user(r) for r in requests]
     assert "[background]" not in texts[0]  # nothing remembered yet
-    assert texts[1].startswith("[background]\n- (fact) the staging host is stage3\n")
+    assert texts[1].startswith('[background]\n- (fact) "the staging host is stage3"\n')
     assert texts[1].endswith("second question")
     assert texts[2] == "third question"
     norris = texts[3:]

@@ -8,6 +8,8 @@ found", as a 2025 server does, so a client falls back to `initialize`). Its tool
 - `freeze {}`: the whole server stops reading and answering (a hung process).
 - `crash {}`: writes a last word on stderr and exits in the middle of the call.
 - `add_tool {}`: adds a tool `extra` and sends `notifications/tools/list_changed`.
+- `swap {annotations?, description?}`: gives `echo` these annotations (null: none) and this
+  description, then sends `notifications/tools/list_changed` (a tool changed under its name).
 - `fail {}`: an `isError` result.
 
 `tools/list` answers two tools a page, so a client must follow `nextCursor`. On start it
@@ -25,7 +27,7 @@ import time
 _out = threading.Lock()
 _tools = [
     {"name": name, "description": f"{name} tool", "inputSchema": {"type": "object"}}
-    for name in ("echo", "slow", "freeze", "crash", "add_tool", "fail")
+    for name in ("echo", "slow", "freeze", "crash", "add_tool", "fail", "swap")
 ]
 _tools[0]["annotations"] = {"readOnlyHint": True}
 _tools[0]["inputSchema"] = {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -66,6 +68,17 @@ def call(ident: object, name: str, arguments: dict[str, object]) -> None:
                 {"name": "extra", "description": "added", "inputSchema": {"type": "object"}}
             )
         text(ident, "added")
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    elif name == "swap":
+        echo = _tools[0]
+        if "annotations" in arguments:
+            if arguments["annotations"] is None:
+                echo.pop("annotations", None)
+            else:
+                echo["annotations"] = arguments["annotations"]
+        if "description" in arguments:
+            echo["description"] = arguments["description"]
+        text(ident, "swapped")
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif name == "fail":
         text(ident, "this tool always fails", error=True)

@@ -331,7 +331,8 @@ async def test_the_gate_classifies_tool_calls_itself(level: Level) -> None:
 
 def test_a_proposed_tool_call_carries_no_verdict() -> None:
     names = [f.name for f in dataclasses.fields(ProposedToolCall)]
-    assert names == ["server", "tool", "arguments", "annotations", "server_trusted"]
+    # `held` only ever tightens: a tool that changed must have the user's word.
+    assert names == ["server", "tool", "arguments", "annotations", "server_trusted", "held"]
 
 
 async def test_a_command_inside_a_tool_call_is_judged_whatever_the_hints_say() -> None:

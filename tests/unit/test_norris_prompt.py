@@ -29,11 +29,12 @@ def test_bounds_from_config_and_as_shown() -> None:
     config = NorrisConfig(
         max_norris_steps=8, wall_clock_s=5400, token_cap=20000, command_timeout_s=45
     )
-    bounds = NorrisBounds.from_config(config)
+    bounds = NorrisBounds.from_config(config, commands_per_step=3)
     assert bounds.describe() == (
         "8 steps",
         "1h30m wall clock",
         "45s per command",
+        "3 commands per step",
         "3 skips in a row",
         "20,000 tokens",
         "no cost cap",

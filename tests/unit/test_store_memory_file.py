@@ -3,13 +3,22 @@
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from aish.store import MemoryItem, Store
-from aish.store.memory_file import format_ts, parse_lines, parse_ts
+from aish.store.memory_file import (
+    CLOCK_SKEW_S,
+    ImportPlan,
+    ImportReport,
+    format_ts,
+    parse_lines,
+    parse_ts,
+)
 
 # PHASE4.md §4, as the original design wrote it (tombstones there carry an id of their own).
 PHASE4_EXAMPLE = """\
@@ -24,10 +33,15 @@ def _store(tmp_path: Path, name: str = "aish.sqlite3") -> Store:
     return Store.open(tmp_path / name)
 
 
+def _import(store: Store, lines: Iterable[bytes | str]) -> tuple[ImportPlan, ImportReport]:
+    plan = store.plan_memory_import(lines)
+    return plan, store.import_memory(plan)
+
+
 def test_the_phase4_example_imports(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
-        parsed, report = store.import_memory(PHASE4_EXAMPLE.splitlines())
-        assert parsed.errors == []
+        parsed, report = _import(store, PHASE4_EXAMPLE.splitlines())
+        assert parsed.refused == []
         assert (report.imported, report.forgotten, report.renumbered) == (3, 1, False)
         active = store.active_memory()
         assert [(i.id, i.kind, i.tags) for i in active] == [
@@ -52,8 +66,8 @@ def test_export_then_import_into_an_empty_store_is_exact(tmp_path: Path) -> None
         lines = list(source.export_memory())
         active = source.active_memory()
     with _store(tmp_path, "b.sqlite3") as target:
-        parsed, report = target.import_memory(line.encode() for line in lines)
-        assert parsed.errors == [] and not report.renumbered
+        parsed, report = _import(target, [line.encode() for line in lines])
+        assert parsed.refused == [] and not report.renumbered
         assert target.active_memory() == active
         assert list(target.export_memory()) == lines
 
@@ -71,7 +85,7 @@ def test_times_round_trip_to_the_microsecond() -> None:
 def test_import_into_a_store_with_items_renumbers_consistently(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
         mine = store.add_memory("fact", "mine, id 1")
-        _, report = store.import_memory(PHASE4_EXAMPLE.splitlines())
+        _, report = _import(store, PHASE4_EXAMPLE.splitlines())
         assert report.renumbered and report.forgotten == 1
         active = store.active_memory()
         # The file's item 2 is forgotten (now under another id), the store's id 2 is not touched.
@@ -105,9 +119,9 @@ def test_a_bad_line_is_reported_by_number_and_the_rest_imported(tmp_path: Path) 
         b'{"kind":"forget","target":99,"ts":3}',
     ]
     with _store(tmp_path) as store:
-        parsed, report = store.import_memory(lines)
-        assert [number for number, _ in parsed.errors] == [4, 5, 6, 7, 8, 9, 10, 11]
-        reasons = dict(parsed.errors)
+        parsed, report = _import(store, lines)
+        assert [number for number, _ in parsed.refused] == [4, 5, 6, 7, 8, 9, 10, 11]
+        reasons = dict(parsed.refused)
         assert reasons[4].startswith("not JSON")
         assert "yesterday" in reasons[5]
         assert "gossip" in reasons[6]
@@ -135,3 +149,63 @@ def test_a_bad_line_is_reported_by_number_and_the_rest_imported(tmp_path: Path) 
 def test_refused_lines(line: str) -> None:
     parsed = parse_lines([line])
     assert len(parsed.errors) == 1 and not parsed.items and not parsed.tombstones
+
+
+def test_a_plan_says_what_is_new_and_what_the_store_already_holds(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        store.add_memory("fact", "User prefers terse responses; no end-of-turn summaries.")
+        forgotten = store.add_memory(
+            "context", "Current project: aish (LuaJIT REPL with MCP tools)."
+        )
+        store.forget_memory(forgotten.id)
+        lines = [
+            *PHASE4_EXAMPLE.splitlines(),
+            '{"id":9,"ts":5,"kind":"pref","content":"Default to :model deep for code reasoning tasks."}',
+        ]
+        plan = store.plan_memory_import(lines)
+        # Held (even forgotten), or said already by an earlier line: known, not added again.
+        assert [i.id for i in plan.new] == [2]
+        assert [i.id for i in plan.known] == [1, 3, 9]
+        assert [t.target for t in plan.tombstones] == [2]
+        assert plan.refused == [] and plan.clamped == 0
+        before = store.memory_version()
+        assert store.memory_version() == before  # planning writes nothing
+        report = store.import_memory(plan)
+        assert (report.imported, report.forgotten, report.known) == (1, 1, 0)
+        again = store.plan_memory_import(lines)
+        assert again.new == [] and len(again.known) == 4
+
+
+def test_times_in_the_future_are_clamped_to_now(tmp_path: Path) -> None:
+    now = 1_800_000_000.0
+    lines = [
+        json.dumps({"id": 1, "ts": "2099-01-01T00:00:00Z", "kind": "fact", "content": "from 2099"}),
+        json.dumps({"id": 2, "ts": now + CLOCK_SKEW_S - 1, "kind": "fact", "content": "skewed"}),
+        json.dumps({"id": 3, "ts": now - 60, "kind": "fact", "content": "past"}),
+        json.dumps({"kind": "forget", "target": 3, "ts": "2099-01-02T00:00:00Z"}),
+    ]
+    with _store(tmp_path) as store:
+        plan = store.plan_memory_import(lines, now=now)
+        assert [(i.id, i.ts) for i in plan.new] == [
+            (1, now),
+            (2, now + CLOCK_SKEW_S - 1),
+            (3, now - 60),
+        ]
+        assert plan.clamped_from == {1: parse_ts("2099-01-01T00:00:00Z")}
+        assert plan.clamped_forgets == 1 and plan.clamped == 2
+        assert [t.ts for t in plan.tombstones] == [now]
+        store.import_memory(plan)
+        assert max(i.ts for i in store.active_memory()) <= now + CLOCK_SKEW_S
+        assert "2099-" not in "\n".join(store.export_memory())
+
+
+def test_an_item_added_meanwhile_is_not_added_twice(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        store.add_memory("fact", "mine")
+        plan = store.plan_memory_import(PHASE4_EXAMPLE.splitlines())
+        # Another aish imports the same file between the plan and the write.
+        with _store(tmp_path) as other:
+            other.import_memory(other.plan_memory_import(PHASE4_EXAMPLE.splitlines()))
+        report = store.import_memory(plan)
+        assert (report.imported, report.known, report.forgotten) == (0, 3, 0)
+        assert len(store.active_memory()) == 3

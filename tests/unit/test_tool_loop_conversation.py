@@ -141,6 +141,7 @@ class _Tool:
     name: str
     annotations: Mapping[str, Any] | None = None
     trusted: bool = False
+    held: str = ""
 
 
 @dataclass(frozen=True)

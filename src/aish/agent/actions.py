@@ -37,6 +37,19 @@ def extract_commands(text: str) -> list[str]:
     return commands
 
 
+def capped(commands: list[str], limit: int) -> tuple[list[str], str | None]:
+    """The first `limit` commands of a reply, and what the model and the user are told about
+    the rest (None: nothing was dropped). One reply must not become hundreds of commands."""
+    dropped = len(commands) - limit
+    if dropped <= 0:
+        return commands, None
+    plural = "s" if dropped != 1 else ""
+    return commands[:limit], (
+        f"[aish] {dropped} more proposed command{plural} not run: only the first {limit} "
+        "of a reply are taken (safety.max_commands_per_reply); propose fewer at a time"
+    )
+
+
 def _strip_backticks(command: str) -> str:
     for fence in ("```", "`"):
         if command.startswith(fence) and command.endswith(fence) and len(command) > 2 * len(fence):

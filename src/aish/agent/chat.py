@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
-from aish.agent.actions import extract_commands
+from aish.agent.actions import capped, extract_commands
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.streaming import complete_lines
@@ -97,6 +97,9 @@ class ChatTurn:
     tools: ToolBox[Any] | None = None
     run_tool: ToolExecutor | None = None
     max_tool_calls: int = 8
+    # `CMD:` lines proposed from one turn's replies; the rest are dropped, and the model is
+    # told (safety.max_commands_per_reply).
+    max_commands: int = 10
     # Each request is asked once more here when the model fails before showing anything
     # (routing.cloud_fallback); None: no fallback.
     fallback: ModelTarget | None = None
@@ -140,7 +143,11 @@ class ChatTurn:
             if pending:
                 self.frontend.render(Status(f"cancelled: {pending} proposed command(s) not run"))
             return outcome
-        outcome.commands = extract_commands("\n".join(said))
+        outcome.commands, dropped = capped(extract_commands("\n".join(said)), self.max_commands)
+        if dropped is not None:
+            self.frontend.render(Status(dropped))
+            self.conversation.note(dropped)
+            self.log("note", {"text": dropped})
         for index, command in enumerate(outcome.commands):
             self.frontend.render(CommandProposed(command))
             authorization = await self._authorize(command)

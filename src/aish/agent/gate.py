@@ -10,7 +10,8 @@ run, ask or halt:
 
 - interactive: every command asks, showing its verdict; with `confirm_cmd = false` only `safe`
   commands run without asking. A tool call asks unless it is auto-approved *and* `safe` (or
-  `unknown` and the second opinion said NO);
+  `unknown` and the second opinion said NO) — and a *held* tool call (the tool changed for the
+  worse since its server first listed it) always asks, and halts in Norris and headless mode;
 - Norris: `safe` runs unattended; `unknown` asks the second opinion — NO runs, anything else
   halts; `destructive` halts;
 - headless: only with the caller's explicit `yes_safe`, `safe` runs and `unknown` asks the
@@ -107,6 +108,9 @@ class ProposedToolCall:
     arguments: Mapping[str, Any]
     annotations: Mapping[str, Any] | None = None
     server_trusted: bool = False
+    # Why the tool needs the user's word for this call whatever its verdict: it changed for
+    # the worse since its server first listed it (`aish.mcp.tool_changes`). "": not held.
+    held: str = ""
 
     @property
     def name(self) -> str:
@@ -209,6 +213,9 @@ def decide(
     """Run, ask or halt, from the final verdict (the opinion already applied to it)."""
     level = verdict.level
     cleared = level == "unknown" and opinion is not None and opinion.cleared
+    if isinstance(action, ProposedToolCall) and action.held:
+        # A changed tool is a new tool: nothing runs it unasked until the user has said yes.
+        return "ask" if policy.mode == "interactive" else "halt"
     if policy.mode == "headless":
         return "run" if policy.yes_safe and (level == "safe" or cleared) else "halt"
     if policy.mode == "norris":
@@ -222,7 +229,7 @@ def decide(
 
 def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bool:
     """Whether the second opinion could change the decision (it is slow: ask only then)."""
-    if verdict.level != "unknown":
+    if verdict.level != "unknown" or (isinstance(action, ProposedToolCall) and action.held):
         return False
     if policy.mode == "norris":
         return True
@@ -260,6 +267,10 @@ async def assess(
         leaving = _secrets_leaving(action.command)
         if leaving:
             verdict = worst([verdict, Verdict("destructive", leaving)])
+    if isinstance(action, ProposedToolCall) and action.held:
+        # Said with the verdict, so the confirm or HALT prompt shows why it asks.
+        level = "unknown" if verdict.level == "safe" else verdict.level
+        verdict = Verdict(level, (*verdict.reasons, action.held))
     disclosed = _discloses(action, policy)
     if disclosed is not None:
         verdict = worst([verdict, Verdict("unknown", (disclosed,))])

@@ -1,7 +1,9 @@
 """Norris: the model pursues a goal on its own, one step at a time, inside hard bounds.
 
 One step is one streamed round trip (an `Exchange` on the user's conversation, so `:history`
-shows the run and every exit keeps the context), then the actions the reply proposed, in order,
+shows the run and every exit keeps the context), then the actions the reply proposed — at most
+`bounds.commands_per_step` of its `CMD:` lines (the model is told the rest were not run) and
+`max_tool_calls` tool calls, so a run of N steps runs a bounded number of actions — in order,
 each through the gate in Norris mode (or headless mode for `aish goal`): `safe` runs unattended,
 `unknown` asks the second opinion, `destructive` and a YES halt for the user's proceed / skip /
 abort. The second opinion is never a model that proposed the step — the executor, the
@@ -39,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import gate
-from aish.agent.actions import GoalLine, extract_commands, extract_goal
+from aish.agent.actions import GoalLine, capped, extract_commands, extract_goal
 from aish.agent.events import (
     AgentEvent,
     CommandFinished,
@@ -326,7 +328,10 @@ class NorrisRun:
         try:
             if goal is not None and goal.state == "blocked":
                 return goal, "ok"  # nothing more is run for a model that says it cannot go on
-            commands = extract_commands(said)
+            commands, dropped = capped(extract_commands(said), self.bounds.commands_per_step)
+            if dropped is not None:
+                self.frontend.render(Status(dropped))
+                self._note(dropped)
             if not commands and goal is None and not reply.tool_calls:
                 raise _End("stalled", "the reply proposed no action and no GOAL line")
             proposals = [Proposal.command(command) for command in commands]

@@ -1,4 +1,10 @@
-"""The bounds of a Norris run, as configured (`[norris]`) and as the start banner shows them."""
+"""The bounds of a Norris run, as configured (`[norris]`) and as the start banner shows them.
+
+A step is one model round trip and the actions its reply proposed (SPEC §6), so the step bound
+alone does not bound the commands: one reply can propose hundreds. `commands_per_step`
+(`safety.max_commands_per_reply`) does: a run of N steps runs at most N × that many commands
+(plus at most `mcp.max_tool_calls` tool calls a step).
+"""
 
 from __future__ import annotations
 
@@ -21,10 +27,19 @@ class NorrisBounds:
     command_timeout_s: float = 300.0
     # Consecutive skipped actions that end the run.
     skip_budget: int = 3
+    # `CMD:` lines taken from one step's reply; the rest are not run (the model is told).
+    commands_per_step: int = 10
 
     @classmethod
-    def from_config(cls, config: NorrisConfig, *, max_steps: int | None = None) -> NorrisBounds:
+    def from_config(
+        cls,
+        config: NorrisConfig,
+        *,
+        max_steps: int | None = None,
+        commands_per_step: int = 10,
+    ) -> NorrisBounds:
         return cls(
+            commands_per_step=commands_per_step,
             max_steps=max_steps or config.max_norris_steps,
             wall_clock_s=config.wall_clock_s,
             token_cap=config.token_cap,
@@ -48,6 +63,8 @@ class NorrisBounds:
             f"{self.max_steps} steps",
             f"{self.wall_clock} wall clock" if self.wall_clock_s is not None else self.wall_clock,
             f"{_limit(self.command_timeout_s)} per command",
+            f"{self.commands_per_step} command{'s' if self.commands_per_step != 1 else ''} "
+            "per step",
             f"{self.skips_allowed} skip{'s' if self.skips_allowed != 1 else ''} in a row",
             "no token cap" if self.token_cap is None else f"{self.token_cap:,} tokens",
             "no cost cap" if self.cost_cap_usd is None else f"${self.cost_cap_usd:g} cost cap",

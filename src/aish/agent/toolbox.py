@@ -75,6 +75,11 @@ class Tool(Protocol):
     @property
     def trusted(self) -> bool: ...
 
+    @property
+    def held(self) -> str:
+        """Why a call needs the user's word whatever its verdict ("": it does not)."""
+        ...
+
 
 class ToolOutcome(Protocol):
     """A call's result (`aish.mcp.ToolResult`); failures of any kind are results too."""
@@ -153,7 +158,7 @@ def prepare(call: ToolCall, toolbox: ToolBox[Any]) -> PreparedCall | str:
     except ValueError as error:
         return f"{TOOL_ERROR}the arguments are not a JSON object ({error}); nothing was run"
     action = gate.ProposedToolCall(
-        tool.server, tool.name, arguments, tool.annotations, tool.trusted
+        tool.server, tool.name, arguments, tool.annotations, tool.trusted, tool.held
     )
     return PreparedCall(call, action)
 

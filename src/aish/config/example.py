@@ -60,6 +60,7 @@ destructive = []             # globs of commands you consider destructive: ["mak
 allow = []                   # globs you vouch for: ["make test", "./scripts/check.sh *"];
                              # they lift `unknown` to safe, never a built-in destructive rule
 confirm_cmd = true           # false: provably safe CMD: lines run without asking
+max_commands_per_reply = 10  # CMD: lines taken from one reply (chat or a Norris step)
 
 # ---- Norris: autonomous mode --------------------------------------------------------------
 [norris]

@@ -131,6 +131,11 @@ DESCRIPTIONS: dict[str, str] = {
     "safety.confirm_cmd": (
         "`false`: `CMD:` lines proven read-only (`safe`) run without asking. Others always ask."
     ),
+    "safety.max_commands_per_reply": (
+        "`CMD:` lines taken from one reply, in chat and in each Norris step: the first ones are "
+        "proposed, the rest dropped with a status line, and the model is told they were not "
+        "run. A Norris run of N steps thus runs at most N times this many commands."
+    ),
     # ---- norris ---------------------------------------------------------------------------
     "norris": "Bounds and models of Norris, the autonomous mode (see norris.md).",
     "norris.max_norris_steps": "Steps per run (one step: one model reply and its actions).",

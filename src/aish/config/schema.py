@@ -50,6 +50,9 @@ class SafetyConfig(BaseModel):
     # Commands the user marks safe; never lowers a built-in destructive verdict.
     allow: list[str] = Field(default_factory=list)
     confirm_cmd: bool = True
+    # `CMD:` lines taken from one reply, in chat and in a Norris step; the rest are dropped
+    # (and the model is told): one reply must not become hundreds of unattended commands.
+    max_commands_per_reply: int = Field(default=10, ge=1)
 
 
 class NorrisConfig(BaseModel):

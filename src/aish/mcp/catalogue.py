@@ -37,6 +37,9 @@ class McpTool:
     # As the server declared them (readOnlyHint, destructiveHint, …); None when it declared none.
     annotations: dict[str, Any] | None
     trusted: bool  # `[mcp.servers.<name>] trusted`
+    # Why every call must have the user's word, whatever its verdict or `auto_approve`: the
+    # tool changed for the worse since it was first listed (`tool_changes`). "": not held.
+    held: str = ""
 
 
 @dataclass(frozen=True)

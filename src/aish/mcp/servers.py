@@ -4,7 +4,9 @@ Servers connect in the background (`start` returns at once), each in its own con
 so a slow or broken one never delays the prompt nor the others. The catalogue is a snapshot:
 servers coming up, going down or announcing new tools change it only when the conversation
 reaches a turn boundary and calls `refresh`, because the tool list is part of the cached
-request prefix.
+request prefix. Each change is kept as a diff for the frontend to show (`take_changes`), and a
+tool that changed for the worse is *held* (`tool_changes`) until a call of it runs — which,
+for a held tool, only the user's yes at the confirm or HALT prompt lets happen.
 
 User-visible lines (notices, restart results) are written here.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +26,7 @@ from aish.mcp.catalogue import McpTool, ServerTools, build_catalogue
 from aish.mcp.connection import ServerConnection, State
 from aish.mcp.naming import sanitise
 from aish.mcp.results import ToolResult
+from aish.mcp.tool_changes import CatalogueChange, catalogue_change
 
 __all__ = ["McpServers", "ServerStatus"]
 
@@ -56,7 +59,13 @@ class McpServers:
         self._connections = {name: self._connection(name) for name in self._config}
         self._notices: list[tuple[str | None, str]] = [(None, n) for n in notices or []]
         self._catalogue: list[McpTool] = []
+        self._built: list[McpTool] = []  # as the servers listed them, before any hold
         self._by_name: dict[str, McpTool] = {}
+        # Qualified name → why the tool is held (kept across refreshes until a call runs).
+        self._held: dict[str, str] = {}
+        self._changes: list[CatalogueChange] = []
+        # Every tool ever listed, in its latest version: what a tool list is compared with.
+        self._ever: dict[tuple[str, str], McpTool] = {}
         self._seen: dict[str, int] = {}
         self._started = False
 
@@ -120,11 +129,34 @@ class McpServers:
             if connection.state == "up"
         ]
         catalogue = build_catalogue(lists)
-        if catalogue == self._catalogue:
+        if catalogue == self._built:
             return False
-        self._catalogue = catalogue
-        self._by_name = {tool.qualified: tool for tool in catalogue}
+        # Held is judged against every tool ever listed, not only the last snapshot: a server
+        # that went down and came back with its tools changed does not escape it.
+        listed_ever = list(self._ever.values())
+        held = catalogue_change(listed_ever, catalogue).held if listed_ever else {}
+        change = catalogue_change(self._built, catalogue)
+        if self._built and change:  # servers coming up is no news
+            self._changes.append(replace(change, held=held))
+        self._ever.update({(tool.server, tool.name): tool for tool in catalogue})
+        self._built = catalogue
+        listed = {tool.qualified for tool in catalogue}
+        self._held = {name: why for name, why in self._held.items() if name in listed}
+        self._held.update(held)
+        self._adopt()
         return True
+
+    def _adopt(self) -> None:
+        """The snapshot: the listed tools, each held one marked."""
+        self._catalogue = [
+            replace(tool, held=self._held.get(tool.qualified, "")) for tool in self._built
+        ]
+        self._by_name = {tool.qualified: tool for tool in self._catalogue}
+
+    def take_changes(self) -> list[CatalogueChange]:
+        """The tool-list changes adopted since the last call, oldest first; each returned once."""
+        changes, self._changes = self._changes, []
+        return changes
 
     def find(self, qualified: str) -> McpTool | None:
         return self._by_name.get(qualified)
@@ -139,6 +171,11 @@ class McpServers:
             return ToolResult(f"no mcp server named '{tool.server}'", is_error=True, duration_s=0)
         if not self._started:
             return ToolResult("mcp servers are not started", is_error=True, duration_s=0)
+        if tool.held and self._held.get(tool.qualified) == tool.held:
+            # A held tool is only called after the user said yes to this very change (the
+            # gate never runs one unasked): from now on it is judged as any other tool.
+            del self._held[tool.qualified]
+            self._adopt()
         return await connection.call(tool.name, arguments)
 
     # ---- status ------------------------------------------------------------------------------

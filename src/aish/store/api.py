@@ -14,7 +14,7 @@ from typing import Any
 from aish.store import memory, memory_file, sessions, trust, usage
 from aish.store.database import Database, default_store_path
 from aish.store.memory import ForgetOutcome, MemoryItem
-from aish.store.memory_file import ImportReport, MemoryFile
+from aish.store.memory_file import ImportPlan, ImportReport
 from aish.store.sessions import SessionInfo, SessionSummary, TurnRecord
 from aish.store.trust import TrustRecord
 from aish.store.usage import UsageRow, UsageTotals
@@ -126,13 +126,17 @@ class Store:
         """The phase-4 JSONL lines (no newlines) for every item and tombstone, as written."""
         return list(memory_file.export_lines(self.db))
 
-    def import_memory(self, lines: Iterable[bytes | str]) -> tuple[MemoryFile, ImportReport]:
-        """Parse phase-4 JSONL lines and store the good ones in one transaction.
-
-        The parsed file's `errors` are the refused lines (number, reason); the rest is imported.
-        """
+    def plan_memory_import(
+        self, lines: Iterable[bytes | str], *, now: float | None = None
+    ) -> ImportPlan:
+        """Parse phase-4 JSONL lines and say what importing them would add (nothing written):
+        new items, items already held, refused lines (number, reason), clamped times."""
         parsed = memory_file.parse_lines(lines)
-        return parsed, memory_file.import_file(self.db, parsed)
+        return memory_file.plan_import(self.db, parsed, memory.now() if now is None else now)
+
+    def import_memory(self, plan: ImportPlan) -> ImportReport:
+        """Store a plan's new items and their tombstones in one transaction."""
+        return memory_file.import_file(self.db, plan)
 
     # usage ledger
 

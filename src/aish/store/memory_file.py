@@ -4,6 +4,12 @@ One JSON object a line: an item `{"id","ts","kind","content","tags"?,"source"?}`
 `{"kind":"forget","target":N,"ts"}` naming an item *of the same file*. A `{"meta":…}` header is
 ignored. `ts` is written as UTC ISO 8601 (microseconds when not whole seconds); numbers (unix
 time) are read too. Stored times are whole microseconds, so export → import → export is exact.
+
+An import is planned before it is written (`plan_import`), so the user sees what it adds: a file
+is foreign text, and what it adds steers the model. An item the store already holds (same kind
+and content, forgotten or not) is not added again. A time in the future (beyond a little clock
+skew) is clamped to now: "newest" decides which items the model is told, and an item dated 2099
+would otherwise stay the newest forever.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -26,6 +32,8 @@ from aish.store.memory import (
 
 FORGET = "forget"
 _MAX_ID = 2**62  # room for AUTOINCREMENT after the highest id imported
+# Clocks of two machines differ a little; a time further ahead than this is not a real one.
+CLOCK_SKEW_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -46,12 +54,42 @@ class MemoryFile:
 
 
 @dataclass(frozen=True)
+class ImportPlan:
+    """What an import would do, for the user to see before anything is written.
+
+    `new` are the items to add (file ids, times clamped), `known` those the store already
+    holds (or an earlier line of the file does), `refused` the lines that could not be read
+    (number, reason), `tombstones` the forget lines that name a new item. Times in the future
+    were set to `now`: `clamped_from` maps such an item's file id to the time the file gave,
+    `clamped_forgets` counts such tombstones.
+    """
+
+    new: list[MemoryItem]
+    known: list[MemoryItem]
+    refused: list[tuple[int, str]]
+    tombstones: list[Tombstone]
+    clamped_from: dict[int, float] = field(default_factory=dict)
+    clamped_forgets: int = 0
+
+    @property
+    def clamped(self) -> int:
+        """How many times in the future were set to now."""
+        return len(self.clamped_from) + self.clamped_forgets
+
+    def forgotten_ids(self) -> set[int]:
+        """The file ids of new items the file itself forgets."""
+        return {tombstone.target for tombstone in self.tombstones}
+
+
+@dataclass(frozen=True)
 class ImportReport:
-    """What an import did: `renumbered` when the store already had items."""
+    """What an import did: `renumbered` when the store already had items; `known` counts the
+    planned items another writer added in the meantime (not added twice)."""
 
     imported: int
     forgotten: int
     renumbered: bool
+    known: int = 0
 
 
 def format_ts(ts: float) -> str:
@@ -176,18 +214,61 @@ def _id(record: dict[str, Any], key: str) -> int:
     return value
 
 
-def import_file(db: Database, parsed: MemoryFile) -> ImportReport:
-    """Write the parsed items and tombstones in one transaction.
+def plan_import(db: Database, parsed: MemoryFile, now: float) -> ImportPlan:
+    """Sort the parsed items into new and already known, with future times clamped to `now`."""
+    with db.read() as connection:
+        held = {
+            (str(kind), str(content))
+            for kind, content in connection.execute("SELECT kind, content FROM memory")
+        }
+    new: list[MemoryItem] = []
+    known: list[MemoryItem] = []
+    clamped_from: dict[int, float] = {}
+    for item in parsed.items:
+        key = (item.kind, item.content)
+        if key in held:
+            known.append(item)
+            continue
+        held.add(key)
+        if item.ts > now + CLOCK_SKEW_S:
+            clamped_from[item.id] = item.ts
+            item = replace(item, ts=now)
+        new.append(item)
+    new_ids = {item.id for item in new}
+    tombstones: list[Tombstone] = []
+    clamped_forgets = 0
+    for tombstone in parsed.tombstones:
+        if tombstone.target not in new_ids:
+            continue  # it names an item of the file that is not added: nothing to forget
+        if tombstone.ts > now + CLOCK_SKEW_S:
+            tombstone = replace(tombstone, ts=now)
+            clamped_forgets += 1
+        tombstones.append(tombstone)
+    return ImportPlan(new, known, list(parsed.errors), tombstones, clamped_from, clamped_forgets)
+
+
+def import_file(db: Database, plan: ImportPlan) -> ImportReport:
+    """Write the plan's new items and their tombstones in one transaction.
 
     Into a store that has never held an item the file's ids are kept; otherwise every item gets
-    a fresh id and each tombstone follows the item it named in the file. A tombstone naming no
-    item of the file is a no-op (as when the original design loaded such a file).
+    a fresh id and each tombstone follows the item it named in the file. An item another
+    process added since the plan was made is not added twice.
     """
     forgotten = 0
     with db.write() as connection:
         keep_ids = connection.execute("SELECT 1 FROM memory LIMIT 1").fetchone() is None
         new_ids: dict[int, int] = {}
-        for item in parsed.items:
+        known = 0
+        for item in plan.new:
+            if (
+                not keep_ids
+                and connection.execute(
+                    "SELECT 1 FROM memory WHERE kind = ? AND content = ? LIMIT 1",
+                    (item.kind, item.content),
+                ).fetchone()
+            ):
+                known += 1
+                continue
             values = (item.ts, item.kind, item.content, encode_tags(item.tags), item.source)
             if keep_ids:
                 connection.execute(
@@ -202,7 +283,7 @@ def import_file(db: Database, parsed: MemoryFile) -> ImportReport:
                     values,
                 )
                 new_ids[item.id] = cast(int, cursor.lastrowid)
-        for tombstone in parsed.tombstones:
+        for tombstone in plan.tombstones:
             if tombstone.target not in new_ids:
                 continue
             cursor = connection.execute(
@@ -210,4 +291,4 @@ def import_file(db: Database, parsed: MemoryFile) -> ImportReport:
                 (new_ids[tombstone.target], tombstone.ts),
             )
             forgotten += cursor.rowcount
-    return ImportReport(len(parsed.items), forgotten, renumbered=not keep_ids)
+    return ImportReport(len(new_ids), forgotten, renumbered=not keep_ids, known=known)

@@ -105,7 +105,11 @@ async def run_goal(
             lambda: agent_shell.cwd,
             log.append,
             gate.Policy.from_config(config, "headless", yes_safe=options.yes_safe),
-            NorrisBounds.from_config(config.norris, max_steps=options.max_steps),
+            NorrisBounds.from_config(
+                config.norris,
+                max_steps=options.max_steps,
+                commands_per_step=config.safety.max_commands_per_reply,
+            ),
             second_opinion=SecondOpinion.from_config(config, os.environ),
             planner=models.planner,
             tasks_max=config.norris.tasks_max,

@@ -212,6 +212,7 @@ class Repl:
             fallback=self._models.fallback(target),
             budget=self._models.budget(),
             shell_facts=self._user_shell_facts,
+            max_commands=self._loaded.config.safety.max_commands_per_reply,
             **self._mcp.tool_options(),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
@@ -259,7 +260,9 @@ class Repl:
                     lambda: agent.cwd,
                     self._log,
                     self._norris_policy,
-                    NorrisBounds.from_config(config.norris),
+                    NorrisBounds.from_config(
+                        config.norris, commands_per_step=config.safety.max_commands_per_reply
+                    ),
                     second_opinion=self._second_opinion,
                     planner=models.planner,
                     tasks_max=config.norris.tasks_max,

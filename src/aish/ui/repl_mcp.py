@@ -16,16 +16,25 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from aish.ui.visible_text import visible
+
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
     from aish.config.schema import McpConfig
     from aish.mcp import McpServers, McpTool, ServerStatus
+    from aish.mcp.tool_changes import CatalogueChange
 
 _log = logging.getLogger("aish.repl")
 
 # How often pending notices are looked at while the prompt is up.
 _NOTICE_EVERY_S = 0.5
+_HELD = "asks before every call until you approve one"
+_DESCRIPTION_SHOWN = 160
+
+# INTERIM (issue 19, item 1): a server's names and descriptions are foreign text; switch to the
+# one escaping rule for foreign text when its ui module lands.
+_foreign = visible
 
 
 class ReplMcp:
@@ -83,13 +92,13 @@ class ReplMcp:
             await asyncio.sleep(_NOTICE_EVERY_S)
 
     def at_turn_boundary(self) -> None:
-        """Adopt changed tool lists now, between turns, never within one."""
+        """Adopt changed tool lists now, between turns, never within one, and show what
+        changed (also what a Norris step adopted since the last boundary)."""
         if self.servers is None:
             return
-        offered_before = bool(self.servers.tools())
-        if self.servers.refresh() and offered_before:  # servers coming up is no news
-            count = len(self.servers.tools())
-            self._status(f"MCP tools changed: {count} tool{'s' if count != 1 else ''} now")
+        self.servers.refresh()
+        for change in self.servers.take_changes():
+            self._status("\n".join(change_lines(change)))
 
     async def close(self) -> None:
         if self._notices is not None:
@@ -119,3 +128,24 @@ class ReplMcp:
         from aish.ui.tool_runner import tool_options
 
         return tool_options(self.servers, self._config.max_tool_calls)
+
+
+def change_lines(change: CatalogueChange) -> list[str]:
+    """A changed tool list as a diff: `+` added, `-` removed, `~` changed (what changed), and
+    which tools now ask before every call."""
+    lines = ["MCP tools changed:"]
+    for tool in change.added:
+        held = f" ({_HELD})" if tool.qualified in change.held else ""
+        lines.append(f"  + {_foreign(tool.qualified)}{held}")
+    for tool in change.removed:
+        lines.append(f"  - {_foreign(tool.qualified)}")
+    for changed in change.changed:
+        tool = changed.tool
+        held = f" ({_HELD})" if tool.qualified in change.held else ""
+        lines.append(f"  ~ {_foreign(tool.qualified)}: {', '.join(changed.differences)}{held}")
+        if "description changed" in changed.differences:
+            text = " ".join(tool.description.split())
+            if len(text) > _DESCRIPTION_SHOWN:
+                text = text[: _DESCRIPTION_SHOWN - 1] + "…"
+            lines.append(f"      now: {_foreign(text)}")
+    return lines
