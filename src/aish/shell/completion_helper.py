@@ -196,9 +196,7 @@ class CompletionHelper:
             raise
         return True
 
-    async def _exchange(
-        self, args: Sequence[str], cwd: str, env: Mapping[str, str]
-    ) -> list[str]:
+    async def _exchange(self, args: Sequence[str], cwd: str, env: Mapping[str, str]) -> list[str]:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             raise EOFError("no completion helper")
