@@ -11,6 +11,8 @@ TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
 # bubblewrap and strace for the `safe` oracle (tests/oracle): from apt when we are root; without
 # them the oracle's tests skip and say why. The stamp is made only once both are there.
 SANDBOX_STAMP := $(TOOLS)/.installed-sandbox
+# bash-completion, so that Tab's test of git's own completion runs (it skips without it).
+BASH_COMPLETION_STAMP := $(TOOLS)/.installed-bash-completion
 
 .PHONY: run test lint typecheck unit bench soak clean
 
@@ -43,6 +45,19 @@ $(SANDBOX_STAMP):
 	@if command -v bwrap >/dev/null && command -v strace >/dev/null; then \
 		mkdir -p $(TOOLS) && touch $@; fi
 
+$(BASH_COMPLETION_STAMP):
+	@if [ ! -r /usr/share/bash-completion/bash_completion ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing bash-completion for the completion tests (apt-get)"; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends bash-completion; } >/dev/null 2>&1 \
+				|| echo "apt-get could not install bash-completion: git's completion test will skip"; \
+		else \
+			echo "bash-completion missing and not root: git's completion test will skip"; \
+		fi; \
+	fi
+	@if [ -r /usr/share/bash-completion/bash_completion ]; then mkdir -p $(TOOLS) && touch $@; fi
+
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
 
@@ -53,7 +68,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP)
+unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(BASH_COMPLETION_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit
