@@ -12,6 +12,8 @@ TOOLS_STAMP := $(TOOLS)/.installed-everything-$(EVERYTHING_VERSION)
 # them the oracle's tests skip and say why. The stamp is made only once both are there.
 SANDBOX_STAMP := $(TOOLS)/.installed-sandbox
 ZSH_STAMP := $(TOOLS)/.installed-zsh
+# bash-completion, so that Tab's test of git's own completion runs (it skips without it).
+BASH_COMPLETION_STAMP := $(TOOLS)/.installed-bash-completion
 
 .PHONY: run test lint typecheck unit bench soak clean
 
@@ -32,9 +34,10 @@ $(TOOLS_STAMP):
 
 # Debian packages some tests need: installed with apt-get when we are root; otherwise (or when
 # apt fails) those tests skip and say why. A stamp is made only once the commands are there.
-# $(1): the commands that must exist, $(2): the Debian packages, $(3): who needs them.
+# $(1): a shell condition that holds once they are there, $(2): the Debian packages, $(3): who
+# needs them.
 define apt_tools
-	@if ! { for c in $(1); do command -v $$c >/dev/null || exit 1; done; }; then \
+	@if ! { $(1); } >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing $(2) for $(3) (apt-get)"; \
 			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -44,16 +47,19 @@ define apt_tools
 			echo "$(2) missing and not root: $(3) will skip"; \
 		fi; \
 	fi
-	@if { for c in $(1); do command -v $$c >/dev/null || exit 1; done; }; then \
+	@if { $(1); } >/dev/null 2>&1; then \
 		mkdir -p $(TOOLS) && touch $@; fi
 endef
 
 $(SANDBOX_STAMP):
-	$(call apt_tools,bwrap strace,bubblewrap strace,the safe oracle (tests/oracle))
+	$(call apt_tools,command -v bwrap && command -v strace,bubblewrap strace,the safe oracle (tests/oracle))
 
 # zsh is a supported shell: its tests run in both shells.
 $(ZSH_STAMP):
-	$(call apt_tools,zsh,zsh,the zsh tests)
+	$(call apt_tools,command -v zsh,zsh,the zsh tests)
+
+$(BASH_COMPLETION_STAMP):
+	$(call apt_tools,test -r /usr/share/bash-completion/bash_completion,bash-completion,git's completion test)
 
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
@@ -65,7 +71,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(ZSH_STAMP)
+unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(ZSH_STAMP) $(BASH_COMPLETION_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit

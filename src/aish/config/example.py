@@ -137,6 +137,7 @@ max_tool_calls = 8           # tool calls the model may make while answering one
 show_reasoning = "dim"       # or "hide"
 # shell = "bash"             # default: $SHELL when it is bash or zsh
 edit_mode = "emacs"          # or "vi"
+# completion_timeout_s = 2.0 # how long Tab waits for the shell's completion (git's, yours)
 """
 
 

@@ -281,6 +281,10 @@ DESCRIPTIONS: dict[str, str] = {
         "zsh, else bash."
     ),
     "ui.edit_mode": 'Line editing keys: `"emacs"` or `"vi"`.',
+    "ui.completion_timeout_s": (
+        "How long Tab waits for the shell's completion (a programmable completion such as "
+        "git's runs shell code); past it Tab offers nothing from the shell and typing goes on."
+    ),
 }
 
 _HEADER = """\

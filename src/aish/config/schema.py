@@ -206,6 +206,8 @@ class UiConfig(BaseModel):
     # None: $SHELL when it is bash or zsh, else bash.
     shell: str | None = None
     edit_mode: Literal["emacs", "vi"] = "emacs"
+    # How long Tab waits for the shell's answer (a programmable completion runs shell code).
+    completion_timeout_s: float = Field(default=2.0, gt=0, le=60)
 
 
 class AishConfig(BaseModel):

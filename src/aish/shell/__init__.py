@@ -7,7 +7,8 @@ hooks), ``markers`` (pure parser of their markers), ``protocol`` (what the marke
 I/O), ``channel`` (reading and writing the PTY), ``process`` and ``launch`` (starting the
 shell), ``results`` (result and error types, user-visible notices), ``environment`` (the live
 shell's exported variables, for starting another shell like it), ``capture*`` (what the model
-sees of a command's output).
+sees of a command's output), ``completion_words`` (a line cut as bash cuts it for completion) and
+``completion_helper`` (a second bash that runs the user's programmable completion).
 
 Knows nothing of models; imports nothing from the other rooms, and never prints.
 """

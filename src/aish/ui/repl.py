@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
     from aish.store import SessionInfo, Store, UsageTotals
+    from aish.ui.live_completion import ReplLiveShell
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -92,6 +93,8 @@ class Repl:
         self._current: asyncio.Task[None] | None = None
         self._start_cwd: str | None = None
         self._names_task: asyncio.Task[None] | None = None
+        self._known_task: asyncio.Future[KnownCommands] | None = None
+        self._live_completion: ReplLiveShell | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
@@ -118,7 +121,8 @@ class Repl:
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
         self._shell_task = asyncio.create_task(self._start_shell())
         self._memory.prune()
-        known_task = asyncio.create_task(asyncio.to_thread(KnownCommands.from_system))
+        known_task = asyncio.ensure_future(asyncio.to_thread(KnownCommands.from_system))
+        self._known_task = known_task
         prompt = self._prompt_session()
         self._mcp.start_after_first_prompt(prompt)
         exit_status = 0
@@ -145,6 +149,8 @@ class Repl:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             await self._mcp.close()
+            if self._live_completion is not None:
+                await self._live_completion.close()
             await self._close_shell()
         return exit_status
 
@@ -343,12 +349,36 @@ class Repl:
         self._names_task = asyncio.create_task(self._refresh_names(shell))
 
     async def _start_shell(self) -> ShellSession:
-        return await start_shell(
+        shell = await start_shell(
             self._loaded.config.ui.shell,
             self._start_cwd,
             on_notice=self._show_notice,
             on_background_output=self._show_background,
         )
+        # The rc file's aliases and functions complete and route before any command has run.
+        self._names_task = asyncio.create_task(self._refresh_names(shell))
+        return shell
+
+    def _started_shell(self) -> ShellSession | None:
+        """The user's shell if it is up (completion never waits for it to start)."""
+        task = self._shell_task
+        if task is not None and task.done() and not task.cancelled() and not task.exception():
+            return task.result()
+        return None
+
+    async def _completion_names(self) -> frozenset[str]:
+        """Every command name for completion: PATH's and the shell's aliases and functions
+        (waiting a little for a refresh under way, so a function defined by the last command
+        completes at once)."""
+        for pending in (self._known_task, self._names_task):
+            if pending is not None and not pending.done():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(pending), 2.0)
+        known = self._known_task
+        names = (
+            known.result() if known is not None and known.done() and not known.exception() else None
+        )
+        return (names.names if names is not None else frozenset()) | self._extra_names
 
     async def _shell(self) -> ShellSession:
         assert self._shell_task is not None
@@ -428,6 +458,7 @@ class Repl:
             continuation_prompt,
             tab_display,
         )
+        from aish.ui.live_completion import ReplLiveShell
 
         keys = KeyBindings()
 
@@ -449,9 +480,17 @@ class Repl:
             event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
 
         vi = self._loaded.config.ui.edit_mode == "vi"
+        live = ReplLiveShell(
+            self._started_shell,
+            self.shell_cwd,
+            self._completion_names,
+            shell_choice=self._loaded.config.ui.shell,
+            timeout_s=self._loaded.config.ui.completion_timeout_s,
+        )
+        self._live_completion = live
         self._prompt = PromptSession(
             history=self._line_history(state_dir() / "history"),
-            completer=AishCompleter(COMMANDS, lambda: self._known.names if self._known else ()),
+            completer=AishCompleter(COMMANDS, live),
             complete_while_typing=False,
             key_bindings=merge_key_bindings(
                 [keys, continuation_bindings(self._needs_another_line)]
@@ -596,6 +635,8 @@ class Repl:
         self._models.use_config(config)
         self._commands.use_context(config.context)
         self._memory.use_config(config)
+        if self._live_completion is not None:
+            self._live_completion.timeout_s = config.ui.completion_timeout_s
         lines = [f"aish: {warning}" for warning in loaded.warnings]
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")
@@ -638,10 +679,8 @@ class Repl:
         )
 
     def shell_cwd(self) -> str:
-        task = self._shell_task
-        if task is not None and task.done() and not task.cancelled() and not task.exception():
-            return task.result().cwd
-        return os.getcwd()
+        shell = self._started_shell()
+        return shell.cwd if shell is not None else os.getcwd()
 
     def say(self, text: str) -> None:
         self._view.end_line()
