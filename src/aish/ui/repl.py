@@ -128,11 +128,16 @@ class Repl:
                 except KeyboardInterrupt:
                     continue
                 except EOFError:
-                    break
+                    line, typed = "exit", False  # Ctrl-D: bash's `exit`, not in the history
+                else:
+                    typed = True
                 if not line.strip():
                     continue
-                if exit_match := _EXIT.fullmatch(line):
-                    exit_status = int(exit_match.group(2) or 0)
+                if _EXIT.fullmatch(line):
+                    ended = await self._end_shell(line, typed=typed)
+                    if ended is None:
+                        continue  # the shell stayed (stopped jobs): it said why
+                    exit_status = ended
                     break
                 if self._known is None:
                     self._known = await known_task
@@ -142,6 +147,20 @@ class Repl:
             await self._mcp.close()
             await self._close_shell()
         return exit_status
+
+    async def _end_shell(self, line: str, *, typed: bool) -> int | None:
+        """The user's `exit` (or Ctrl-D), decided by their shell; the status aish exits with,
+        or None when the shell stays. A shell that is gone or never started cannot object."""
+        words = line.split()
+        if words[0] == "logout":  # a non-login bash would refuse `logout`: aish is the login
+            line = " ".join(["exit", *words[1:]])
+        try:
+            return await self._commands.end_shell(line, typed=typed)
+        except Exception:
+            import logging
+
+            logging.getLogger("aish.repl").warning("no shell to hand %r to", line, exc_info=True)
+            return int(words[1]) if len(words) > 1 else 0
 
     async def _handle_guarded(self, line: str) -> None:
         """Handle one line in a task Ctrl-C can cancel; a failure costs the line, not aish."""
@@ -411,7 +430,9 @@ class Repl:
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.enums import EditingMode
+        from prompt_toolkit.filters import is_searching
         from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.search import accept_search
 
         from aish.config.paths import state_dir
         from aish.ui.completion import AishCompleter
@@ -434,6 +455,12 @@ class Repl:
         @keys.add("c-x", "c-c")
         def _abort(event: Any) -> None:
             event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
+
+        @keys.add("enter", filter=is_searching)
+        def _run_found(event: Any) -> None:
+            # As in bash: Enter during Ctrl-R runs the line found, not only ends the search.
+            accept_search()
+            event.app.current_buffer.validate_and_handle()
 
         vi = self._loaded.config.ui.edit_mode == "vi"
         self._prompt = PromptSession(
