@@ -14,7 +14,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
@@ -92,6 +92,7 @@ class Repl:
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
+        self._listing: list[str] | None = None  # what `say` collects for the pager
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
         # Looked up through the view at call time (tests may wrap the view's render).
         self._memory = ReplMemory(
@@ -505,18 +506,22 @@ class Repl:
         self._log("reset", {})
 
     def save_session(self, name: str) -> str:
-        self._store.name_session(self._session.id, name)
-        return f"session saved as '{name}'"
+        """A snapshot of the conversation as it is now, under `name`; this session goes on
+        (a `:reset` after it does not reach the snapshot)."""
+        self._store.copy_session(self._session.id, name=name)
+        return f"session saved as '{name}' ({_turns(self.conversation.exchange_count())})"
 
     def load_session(self, name: str) -> str:
+        """Continue a copy of the snapshot `name`: what follows is logged to the copy, so the
+        snapshot can be loaded again as it was saved."""
         found = self._store.find_session(name)
         if found is None:
             return f"no session named '{name}' (:sessions lists them)"
-        self._session = found
+        self._session = self._store.copy_session(found.id)
         self._spending = self._new_spending()
-        return self.resume()
+        return self.resume(label=f"'{name}'")
 
-    def resume(self, *, model_given: bool = False) -> str:
+    def resume(self, *, model_given: bool = False, label: str | None = None) -> str:
         """Take up the current session's logged conversation, its model and its last cwd
         (for a shell not started yet; shell state itself — variables, aliases — is gone)."""
         turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
@@ -532,9 +537,9 @@ class Repl:
         last_cwd = next((c for c in reversed(cwds) if c), self._session.cwd)
         if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
             self._start_cwd = last_cwd
-        exchanges = len(self.conversation.history) // 2
-        label = self._session.name or f"#{self._session.id}"
-        return f"[aish] continuing session {label}: {exchanges} exchanges with {self._model}"
+        label = label or self._session.name or f"#{self._session.id}"
+        told = _turns(self.conversation.exchange_count())
+        return f"[aish] continuing session {label}: {told} with {self._model}"
 
     def session_lines(self) -> list[str]:
         import time
@@ -545,9 +550,13 @@ class Repl:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.last_at))
             mark = "*" if info.id == self._session.id else " "
             label = info.name or f"#{info.id}"
-            lines.append(
-                f"{mark} {label:<16} {when}  {summary.turns:>4} turns  {summary.first_text[:40]}"
-            )
+            # Counted as the resume line and `:tokens` count: questions in the conversation.
+            if info.id == self._session.id:
+                count = self.conversation.exchange_count()
+            else:
+                logged = [(t.kind, t.payload) for t in self._store.turns(info.id)]
+                count = Conversation.replay("", logged).exchange_count()
+            lines.append(f"{mark} {label:<16} {when}  {count:>4} turns  {summary.first_text[:40]}")
         return lines
 
     def explain_route(self, text: str) -> str:
@@ -603,7 +612,13 @@ class Repl:
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")
         if self._model not in config.models and config.models:
-            lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+            if old.models:
+                lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+            else:  # there was none to choose (`aish init` just wrote the file): take the default
+                from aish.config.targets import preset_name
+
+                self.switch_model(preset_name(config) or "")
+                lines.append(f"model: {self.model_line(self._model)}")
         return "\n".join(lines)
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
@@ -647,9 +662,27 @@ class Repl:
         return os.getcwd()
 
     def say(self, text: str) -> None:
+        if self._listing is not None:
+            self._listing.append(text)
+            return
         self._view.end_line()
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
+
+    @contextlib.contextmanager
+    def paged(self) -> Iterator[None]:
+        """What is said inside goes through the pager when taller than the screen."""
+        from aish.ui.pager import page
+
+        self._listing = []
+        try:
+            yield
+        finally:
+            text, self._listing = "\n".join(self._listing), None
+            if text:
+                self._view.end_line()
+                if not page(text + "\n", sys.stdout):
+                    self.say(text)
 
     def quit(self) -> None:
         self._quit = True
@@ -673,3 +706,8 @@ def _color() -> bool:
 
 def _reasoning(loaded: LoadedConfig) -> bool:
     return loaded.config.ui.show_reasoning != "hide"
+
+
+def _turns(count: int) -> str:
+    """As `:tokens` and `:sessions` say it: one turn is a question and what answered it."""
+    return f"{count} turn" + ("" if count == 1 else "s")
