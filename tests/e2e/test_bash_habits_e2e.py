@@ -396,3 +396,47 @@ def test_ctrl_d_and_full_screen_programs_leave_the_screen_as_bash_does(
     assert "" not in aish_screen
     assert aish_screen[-2:] == ["exit", AFTER_EXIT]
     assert server.requests == []
+
+
+def test_zsh_keeps_the_models_commands_out_of_its_histfile_too(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    zsh = shutil.which("zsh")
+    if zsh is None:
+        pytest.skip("zsh is not installed")
+    histfile = aish_home / ".zsh_history"
+    histfile.write_text("echo from-an-earlier-session\n")
+    # Written as each line is accepted: a model's line must not get there even for a moment.
+    (aish_home / ".zshrc").write_text(
+        f"HISTFILE={histfile}\nHISTSIZE=100\nSAVEHIST=100\nsetopt INC_APPEND_HISTORY\n"
+    )
+    server = serve(
+        {
+            "rules": [
+                {"when": {"user": "show me"}, "reply": {"text": "CMD: echo model-zsh-$((2+3))\n"}},
+                {
+                    "when": {},
+                    "replies": [
+                        {"text": "CMD: echo goal-zsh-$((3+4))"},
+                        {"text": "GOAL: complete"},
+                    ],
+                },
+            ]
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url), extra_env={"SHELL": zsh})
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("echo typed-$((1+1))")
+    aish.type_line("show me something")
+    aish.expect(r"\[y\]es / \[e\]dit / \[n\]o / \[d\]escribe")
+    aish.child.send("y")
+    assert "model-zsh-5" in aish.wait_prompt()
+    assert "goal-zsh-7" in aish.run(":norris say hello", timeout=60)  # the agent's own zsh
+    aish.run("echo typed-again")
+    aish.type_line("exit")
+    aish.child.expect(pexpect.EOF, timeout=20)
+    aish.child.close()
+    assert histfile.read_text() == (
+        "echo from-an-earlier-session\necho typed-$((1+1))\necho typed-again\nexit\n"
+    )
