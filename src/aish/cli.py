@@ -208,7 +208,7 @@ def _run_safety(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     # The gate's own reading of the config, so the CLI judges with exactly the REPL's rules.
     rules = Policy.from_config(_load(args, autodetect=False).config, "headless").user_rules
-    lines = _stdin_lines() if from_stdin else [b" ".join(raw_words)]
+    lines = _stdin_lines() if from_stdin else _commands_given(raw_words)
     for raw in lines:
         line = raw.decode("utf-8", "replace")
         if not line.strip():
@@ -233,6 +233,15 @@ def _run_secrets(args: argparse.Namespace) -> int:
     report = findings_report(text, os.environ, show=args.show)
     print(json_line(report), flush=True)
     return EXIT_OK
+
+
+def _commands_given(words: list[bytes]) -> list[bytes]:
+    """`aish safety check "ls -la" "rm x"`: each quoted argument is a command of its own;
+    `aish safety check rm -rf /tmp/x`: unquoted words are one command. Several arguments that
+    each hold a space can only have been quoted one command apiece."""
+    if len(words) > 1 and all(any(c in w for c in (b" ", b"\t")) for w in words):
+        return words
+    return [b" ".join(words)]
 
 
 def _stdin_lines() -> Iterator[bytes]:
@@ -413,6 +422,7 @@ def _prompt_facts() -> PromptFacts:
 
 
 def _run_init(args: argparse.Namespace) -> int:
+    import os
     from pathlib import Path
 
     from aish.config.example import write_example
@@ -428,6 +438,8 @@ def _run_init(args: argparse.Namespace) -> int:
         print(f"aish: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     print(f"wrote {written}")
+    if os.environ.get("AISH") == "1":  # typed inside aish: the running session can take it up
+        print("in this aish session, `:config reload` starts using it")
     return EXIT_OK
 
 

@@ -163,7 +163,8 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="print the verdict on commands without running them",
         description="Print one JSON line {command, level, reasons} for the command given, or "
         "for each line of stdin when there is none (or it is `-`). Quote the command as one "
-        "argument to keep its quoting. Nothing is run.",
+        'argument to keep its quoting; several quoted commands ("ls -la" "rm x") get one '
+        "line each, while unquoted words (rm -rf /tmp/x) are one command. Nothing is run.",
     )
     _add_config_option(check, argparse.SUPPRESS)
     # REMAINDER: `aish safety check rm -rf /` must not read `-rf` as an option of aish's.

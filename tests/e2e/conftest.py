@@ -72,6 +72,8 @@ def spawn_aish(
         "XDG_DATA_HOME": str(home / ".data"),
         # pexpect is not a terminal emulator: it never answers cursor-position requests.
         "PROMPT_TOOLKIT_NO_CPR": "1",
+        # Long listings would stop in less, waiting for a key; a test that pages sets its own.
+        "PAGER": "cat",
         **(extra_env or {}),
     }
     argv = [*wrapper, sys.executable, "-m", "aish", *args]

@@ -55,6 +55,17 @@ def test_unquoted_words_are_one_command_options_included(xdg_home: Path) -> None
     assert record == {"command": "ls -la", "level": "safe", "reasons": []}
 
 
+def test_each_quoted_argument_is_a_command_of_its_own(xdg_home: Path) -> None:
+    records = _records(_check("ls -la", "rm x"))
+    assert [(r["command"], r["level"]) for r in records] == [
+        ("ls -la", "safe"),
+        ("rm x", "destructive"),
+    ]
+    # One quoted command among bare words is still one command, as typed.
+    (record,) = _records(_check("rm", "-rf /tmp/x"))
+    assert record["command"] == "rm -rf /tmp/x"
+
+
 def test_stdin_one_command_per_line(xdg_home: Path) -> None:
     stdin = b"ls -la\n\n   \nrm -rf /tmp/x\r\ncat \xff\xfe file\nfrobnicate --all"
     records = _records(_check(stdin=stdin))

@@ -87,6 +87,22 @@ def test_append_to_unknown_session_is_a_store_error(store: Store) -> None:
         store.append_turn(store.start_session().id, "", {})
 
 
+def test_a_copy_is_a_snapshot_neither_side_sees_the_others_later_turns(store: Store) -> None:
+    live = store.start_session(cwd="/w", model="fast")
+    store.append_turn(live.id, "user", {"text": "one"})
+    store.append_turn(live.id, "assistant", {"text": "1"})
+    snap = store.copy_session(live.id, name="snap")
+    assert (snap.name, snap.cwd, snap.model) == ("snap", "/w", "fast")
+    store.append_turn(live.id, "reset", {})
+    store.append_turn(snap.id, "user", {"text": "two"})
+    assert [t.kind for t in store.turns(live.id)] == ["user", "assistant", "reset"]
+    assert [t.payload.get("text") for t in store.turns(snap.id)] == ["one", "1", "two"]
+    found = store.find_session("snap")
+    assert found is not None and found.id == snap.id
+    with pytest.raises(StoreError):
+        store.copy_session(9999)
+
+
 def test_naming_moves_a_name_to_the_newer_session(store: Store) -> None:
     older = store.start_session()
     newer = store.start_session()

@@ -23,6 +23,7 @@ never falls back (what was shown stays, once), nor does a cancelled one.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ from aish.agent.toolbox import with_distinct_ids
 from aish.conversation.context import Conversation, tool_calls_payload
 from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
+
+_log = logging.getLogger("aish.chat")
 
 if TYPE_CHECKING:
     from aish.conversation.tokens import TokenCounter
@@ -186,6 +189,11 @@ class Exchange:
             raise
         finally:
             waiting.cancel()
+        if error is not None:
+            # The terminal got one line; the log keeps what happened (docs/troubleshooting.md).
+            _log.warning(
+                "%s request to %s failed: %s", self.category, target.name, error, exc_info=error
+            )
         return error, progress
 
     def _observe(self, messages: list[Message], reply: Reply) -> None:

@@ -6,7 +6,9 @@ config object, so a key exported after start-up is picked up by the next resolut
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
+from pathlib import Path
 
 from aish.config.autodetect import how_to_configure
 from aish.config.paths import config_file
@@ -17,6 +19,17 @@ from aish.llm.types import ModelTarget, Rates
 
 def _sendable(key: str) -> bool:
     return key.isascii() and key.isprintable() and " " not in key
+
+
+def _unparsable(path: Path) -> bool:
+    """The config file is there but is not TOML (the loader set it aside with a warning)."""
+    try:
+        tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
+        return True
+    except OSError:
+        return False  # missing or unreadable: not a syntax matter
+    return False
 
 
 def preset_name(config: AishConfig, name: str | None = None) -> str | None:
@@ -33,6 +46,8 @@ def resolve_target(config: AishConfig, name: str | None, env: Mapping[str, str])
     """
     if not config.models:
         path = config_file(env)
+        if _unparsable(path):  # its presets may be fine: the syntax error (said above) hides them
+            raise ConfigError(f"no model preset could be read: fix the syntax error in {path}")
         if path.exists():  # `aish init` would refuse to overwrite it; say what to fix instead
             raise ConfigError(
                 f"no usable model preset in {path}: add a [models.<name>] table "

@@ -24,10 +24,13 @@
 #   \e[5006~ reports the exported variables
 #   \e[5007~ reports how this shell resolves command names (aliases, functions, hashed paths,
 #            enabled builtins, PATH, cwd) and its exported variables, for the safety gate
+#   \e[5008~ marks the line being accepted as not the user's (the model's): kept out of history
 #
 # History: injected commands are typed into readline, so they land in the history exactly like
-# typed ones (HISTCONTROL and HISTIGNORE apply as usual). aish's private keys run through readline
-# bindings, so they never appear in the history and never change $?.
+# typed ones (HISTCONTROL and HISTIGNORE apply as usual); a line marked by \e[5008~ is taken out
+# again before the next prompt (before a user's `history -a` can write it). aish's private keys
+# run through readline bindings, so they never appear in the history and never change $?.
+# AISH_PRIVATE_HISTORY=1 (the agent's own shell) turns the history file off altogether.
 
 # PS0, `local -` and ${var@a} came with bash 4.4: say so instead of failing strangely.
 if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
@@ -42,6 +45,7 @@ __aish_nonce=${AISH_NONCE-}
 __aish_inject=0 # set by aish's key just before readline accepts aish's line
 __aish_ran=0     # the command now finishing was aish's
 __aish_zero=('') # PS0 assigns through an array subscript: see __aish_install
+__aish_private=0 # the line being run is not the user's; __aish_private_at is its history number
 __aish_dir=${BASH_SOURCE[0]%/*} # aish's private directory, which holds this file
 
 __aish_escape() {
@@ -64,12 +68,26 @@ __aish_precmd() {
     __aish_ran=0
     __aish_drop_typeahead
   fi
+  ((__aish_private)) && __aish_forget_private
   __aish_escape "$PWD"
   builtin printf '\e]6973;%s;D;%s\a\e]6973;%s;P;Cwd=%s\a' \
     "$__aish_nonce" "$__aish_status" "$__aish_nonce" "$__aish_value"
   # The user's PROMPT_COMMAND entries run after this one and may read $? too (but under the
   # user's errexit a failing hook would end the shell).
   [[ $- == *e* ]] || return "$__aish_status"
+}
+
+__aish_mark_private() {
+  __aish_private=1 __aish_private_at=$HISTCMD # the number the line gets if it is recorded
+}
+
+__aish_forget_private() {
+  # Only if it was recorded: HISTCONTROL or HISTIGNORE may have kept it out, and then the entry
+  # before it is the user's own.
+  __aish_private=0
+  if ((HISTCMD > __aish_private_at)); then
+    builtin history -d "$((HISTCMD - 1))" 2>/dev/null
+  fi
 }
 
 __aish_drop_typeahead() {
@@ -214,6 +232,7 @@ __aish_install() {
     builtin bind -m "$m" -x '"\e[5005~": __aish_install'
     builtin bind -m "$m" -x '"\e[5006~": __aish_report_env'
     builtin bind -m "$m" -x '"\e[5007~": __aish_report_state'
+    builtin bind -m "$m" -x '"\e[5008~": __aish_mark_private'
   done
   # In vi command mode, enter insert mode first, then clear the line.
   builtin bind -m vi-command '"\e[5001~": "i\e[5001~"'
@@ -239,6 +258,8 @@ if [[ -n ${AISH_CWD-} ]]; then
 fi
 # Programs started from this shell must not learn the nonce.
 builtin unset AISH_NONCE AISH_CWD
+__aish_private_history=${AISH_PRIVATE_HISTORY-}
+builtin unset AISH_PRIVATE_HISTORY
 
 # What an interactive bash reads when aish is not in the way (--rcfile replaces both).
 if [[ -r /etc/bash.bashrc ]]; then
@@ -247,5 +268,13 @@ fi
 if [[ -r ~/.bashrc ]]; then
   builtin source ~/.bashrc
 fi
+
+if [[ -n $__aish_private_history ]]; then
+  # The agent's shell: what it runs is never the user's history. Unset after the user's rc (which
+  # may set HISTFILE) and before bash reads the file, so it is neither read, trimmed nor written.
+  builtin unset HISTFILE
+  builtin set +o history
+fi
+builtin unset __aish_private_history
 
 __aish_install

@@ -7,11 +7,14 @@
 #   K;… and E;<status>  from the widgets behind aish's keys \e[5004~, \e[5006~ and \e[5007~
 #
 # History: injected commands are typed into ZLE, so they land in the history like typed ones;
-# the private keys run widgets, which never reach the history.
+# the private keys run widgets, which never reach the history. A line marked by \e[5008~ (the
+# model's, not the user's) is refused by a zshaddhistory hook, so it never reaches HISTFILE;
+# AISH_PRIVATE_HISTORY=1 (the agent's own shell) turns the history file off altogether.
 
 typeset -g __aish_nonce=${AISH_NONCE-}
 typeset -gi __aish_inject=0 # set by aish's key just before ZLE accepts aish's line
 typeset -gi __aish_ran=0    # the command now finishing was aish's
+typeset -gi __aish_private=0 # the line being accepted is not the user's: not for the history
 typeset -g __aish_dir=${${(%):-%x}:h} # aish's private directory, which holds this file
 unset AISH_NONCE
 
@@ -71,6 +74,7 @@ __aish_install_hooks() {
   emulate -L zsh
   precmd_functions=(__aish_precmd ${precmd_functions:#(__aish_precmd|__aish_prompt)} __aish_prompt)
   preexec_functions=(${preexec_functions:#__aish_preexec} __aish_preexec)
+  zshaddhistory_functions=(__aish_keep_private ${zshaddhistory_functions:#__aish_keep_private})
 }
 
 # Widgets behind aish's private keys.
@@ -80,6 +84,13 @@ __aish_clear_line() {
   [[ $KEYMAP == vicmd ]] && zle -K viins
 }
 __aish_mark_injected() { __aish_inject=1 }
+__aish_mark_private() { __aish_private=1 }
+__aish_keep_private() {
+  # zshaddhistory: status 1 keeps the line out of the history file.
+  (( __aish_private )) || return 0
+  __aish_private=0
+  return 1
+}
 __aish_report_names() {
   local __aish_status=$?
   emulate -L zsh
@@ -151,6 +162,7 @@ __aish_install() {
   zle -N __aish_reinstall
   zle -N __aish_report_env
   zle -N __aish_report_state
+  zle -N __aish_mark_private
   local m
   for m in emacs viins vicmd; do
     bindkey -M $m $'\e[5001~' __aish_clear_line
@@ -160,10 +172,18 @@ __aish_install() {
     bindkey -M $m $'\e[5005~' __aish_reinstall
     bindkey -M $m $'\e[5006~' __aish_report_env
     bindkey -M $m $'\e[5007~' __aish_report_state
+    bindkey -M $m $'\e[5008~' __aish_mark_private
   done
 }
 
 __aish_install
+if [[ -n ${AISH_PRIVATE_HISTORY-} ]]; then
+  # The agent's shell: what it runs is never the user's history. After the user's .zshrc (which
+  # sets HISTFILE) and before zsh reads the file, so it is neither read, trimmed nor written.
+  unset HISTFILE
+  SAVEHIST=0
+fi
+unset AISH_PRIVATE_HISTORY
 # Prompt cosmetics would print between D and the prompt; aish draws its own prompt. (Set here,
 # not in a function: `emulate -L` would restore them on return.)
 unsetopt prompt_cr prompt_sp

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KILL_LINE",
     "MARK_INJECTED",
+    "MARK_PRIVATE",
     "QUOTE_NEXT",
     "REINSTALL_HOOKS",
     "REPORT_ENV",
@@ -67,6 +68,7 @@ REPORT_NAMES = b"\x1b[5004~"
 REINSTALL_HOOKS = b"\x1b[5005~"
 REPORT_ENV = b"\x1b[5006~"
 REPORT_STATE = b"\x1b[5007~"
+MARK_PRIVATE = b"\x1b[5008~"  # the line being accepted is not the user's: keep it out of history
 
 _log = logging.getLogger("aish.shell")
 
@@ -82,11 +84,12 @@ _NAMES_LIMIT = 4 * 1024 * 1024
 _STARTUP_LIMIT = 8 * 1024  # start-up output kept to explain a failed start
 
 
-def encode_command(command: str) -> bytes:
-    """The keystrokes that type ``command`` as one line and accept it as aish's own."""
+def encode_command(command: str, *, private: bool = False) -> bytes:
+    """The keystrokes that type ``command`` as one line and accept it as aish's own; a
+    ``private`` line (one the user did not type) is also kept out of the shell's history."""
     body = command.rstrip("\n").encode("utf-8", "surrogateescape")
     quoted = _CONTROL.sub(lambda m: QUOTE_NEXT + m.group(), body)
-    return KILL_LINE + quoted + MARK_INJECTED + b"\r"
+    return KILL_LINE + quoted + MARK_INJECTED + (MARK_PRIVATE if private else b"") + b"\r"
 
 
 class Phase(enum.Enum):
@@ -116,6 +119,7 @@ class PendingCommand:
     incomplete: bool = False
     hooks_lost: bool = False
     detached: bool = False  # nobody waits any more: the rest of its output is background
+    private: bool = False  # not typed by the user: kept out of the shell's history
 
     def result(self, status: int, cwd_after: str, notice: str | None) -> None:
         if not self.done.done():
@@ -195,7 +199,7 @@ class ShellProtocol:
         assert self.phase is Phase.READY and self.command is None
         self.command = command
         self._set_phase(Phase.INJECTED)
-        self._host.write(encode_command(command.text))
+        self._host.write(encode_command(command.text, private=command.private))
 
     def ask_names(self, query: NameQuery) -> None:
         assert self.phase is Phase.READY and self.query is None

@@ -99,6 +99,8 @@ class ShellSession:
         self._lock = asyncio.Lock()  # one command or one query at a time
         self._running = False
         self._closed = False
+        self._may_end = False  # the line running may end the shell on purpose (`exit`)
+        self.ended: ShellExit | None = None  # how it ended that way: it is not started again
         self.startup_s = 0.0  # how long the last shell took to reach its first prompt
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -211,6 +213,7 @@ class ShellSession:
         on_output: Callable[[bytes], None] | None = None,
         max_lines: int = 200,
         max_bytes: int = 16384,
+        private: bool = False,
     ) -> CommandResult:
         """Run ``command`` as if typed at the shell's prompt; return when it is done.
 
@@ -218,7 +221,8 @@ class ShellSession:
         bound to this session and entered here unless it already is). Output goes verbatim to
         ``on_output``, or to the terminal's stdout when no ``on_output`` is given, and bounded
         into the result's capture. Cancelling this call leaves the command running in the
-        shell; its remaining output becomes background output.
+        shell; its remaining output becomes background output. A ``private`` command (one the
+        user did not type: the model's) is kept out of the shell's history.
         """
         if self._closed:
             raise ShellClosedError("the shell session was closed")
@@ -245,6 +249,7 @@ class ShellSession:
                     sinks=(sink,) if sink is not None else (),
                     cwd_before=self.cwd,
                     done=asyncio.get_running_loop().create_future(),
+                    private=private,
                 )
                 self._protocol.inject(cmd)
                 try:
@@ -254,6 +259,27 @@ class ShellSession:
                     raise
         finally:
             self._running = False
+
+    async def run_exit(
+        self,
+        command: str,
+        *,
+        terminal: Terminal | None = None,
+        private: bool = False,
+    ) -> ShellExit | None:
+        """Run a line that ends the shell (``exit 3``) and let the shell decide, as at its own
+        prompt: bash leaves running jobs alone and refuses once while jobs are stopped ("There
+        are stopped jobs."), zsh hangs its jobs up as configured. How the shell ended (it is not
+        started again), or None when it stayed (it printed why).
+        """
+        self._may_end = True
+        try:
+            await self.run(command, terminal=terminal, private=private)
+        except ShellClosedError:
+            pass  # it ended
+        finally:
+            self._may_end = False
+        return self.ended
 
     async def known_names(self, *, timeout_s: float = 5.0) -> KnownNames:
         """Builtins, keywords, aliases and functions of the live shell.
@@ -440,7 +466,7 @@ class ShellSession:
 
     async def _ensure_ready(self) -> None:
         while self._protocol.phase is not Phase.READY:
-            if self._closed:
+            if self._closed or self.ended is not None:
                 raise ShellClosedError("the shell session was closed")
             dead = self._protocol.phase is Phase.DEAD
             if dead and (self._death_task is None or self._death_task.done()):
@@ -471,6 +497,12 @@ class ShellSession:
         if self._closed or starting:
             return  # a failed start is reported by _spawn
         cmd, self._protocol.command = self._protocol.command, None
+        if self._may_end:  # the user's `exit`: the session ends with its shell
+            self.ended = how
+            if cmd is not None:
+                cmd.result(how.status, self.cwd, None)
+            self._fail_pending(ShellClosedError("the shell exited"))
+            return
         query, self._protocol.query = self._protocol.query, None
         if query is not None and not query.done.done():
             query.done.set_exception(ShellError(how.describe()))

@@ -76,6 +76,10 @@ class Store:
         """`:save <name>`. Names are unique: a session that already had `name` loses it."""
         sessions.name_session(self.db, session_id, name)
 
+    def copy_session(self, source_id: int, *, name: str | None = None) -> SessionInfo:
+        """A new session with a copy of this one's turns (a snapshot); `name` moves to it."""
+        return sessions.copy_session(self.db, source_id, name=name)
+
     def find_session(self, name: str) -> SessionInfo | None:
         """The session called `name`, if any."""
         return sessions.find_session(self.db, name)

@@ -170,6 +170,36 @@ def name_session(db: Database, session_id: int, name: str) -> None:
             raise StoreError(f"no session {session_id} in the store {db.path}")
 
 
+def copy_session(db: Database, source_id: int, *, name: str | None = None) -> SessionInfo:
+    """A new session holding a copy of `source_id`'s turns as they are now (`:save` keeps a
+    snapshot, `:load` continues a copy of one): what is written to either later stays its own.
+    `name` moves to the copy, as with `start_session`."""
+    if name is not None:
+        name = _valid_name(name)
+    with db.write() as connection:
+        row = connection.execute(
+            "SELECT cwd, model FROM sessions WHERE id = ?", (source_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no session {source_id} in the store {db.path}")
+        now = time.time()
+        if name is not None:
+            connection.execute("UPDATE sessions SET name = NULL WHERE name = ?", (name,))
+        cursor = connection.execute(
+            "INSERT INTO sessions (name, started_at, last_at, activity, cwd, model) "
+            f"VALUES (?, ?, ?, {_NEXT_ACTIVITY}, ?, ?)",
+            (name, now, now, row[0], row[1]),
+        )
+        session_id = cursor.lastrowid
+        assert session_id is not None
+        connection.execute(
+            "INSERT INTO turns (session_id, ts, kind, payload) "
+            "SELECT ?, ts, kind, payload FROM turns WHERE session_id = ? ORDER BY id",
+            (session_id, source_id),
+        )
+    return SessionInfo(id=session_id, name=name, started_at=now, cwd=row[0], model=row[1])
+
+
 def find_session(db: Database, name: str) -> SessionInfo | None:
     """The session named `name` (exact match), if any."""
     with db.read() as connection:

@@ -3,10 +3,10 @@
 
 A second `ShellSession` of the same class as the user's, started in the user's cwd with aish's
 environment, so an autonomous run can `cd`, export and fail without touching the shell the user
-works in. It has no terminal: nobody types into its commands, so a command that waits for input
-— or simply runs too long — is stopped by the per-command timeout: interrupted (SIGINT to its
-process group), then killed if it lingers. The result, including a timed-out one, becomes a
-`CommandRun` for the model like any other.
+works in — nor the user's shell history file. It has no terminal: nobody types into its
+commands, so a command that waits for input — or simply runs too long — is stopped by the
+per-command timeout: interrupted (SIGINT to its process group), then killed if it lingers. The
+result, including a timed-out one, becomes a `CommandRun` for the model like any other.
 """
 
 from __future__ import annotations
@@ -84,12 +84,15 @@ class AgentShell:
         on_notice: Callable[[str], None] | None = None,
     ) -> AgentShell:
         """Started like the user's shell; bash when the configured shell cannot run (the
-        user's own shell already said so)."""
+        user's own shell already said so). What it runs is never written to the user's history
+        file (`~/.bash_history`, zsh's HISTFILE): those are the model's commands, not the user's."""
+        import os
+
         from aish.shell.session import ShellSession
 
         options: dict[str, Any] = {
             "cwd": cwd,
-            "env": env,
+            "env": {**(os.environ if env is None else env), "AISH_PRIVATE_HISTORY": "1"},
             "rows": _ROWS,
             "cols": _COLUMNS,
             "on_notice": on_notice,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -88,6 +89,14 @@ class HasMcp(Protocol):
 
 
 @runtime_checkable
+class PagesListings(Protocol):
+    """A REPL on a terminal: what `say` prints inside `paged()` goes through the pager when it
+    is taller than the screen (a command that asks questions must not be paged)."""
+
+    def paged(self) -> AbstractContextManager[None]: ...
+
+
+@runtime_checkable
 class ChoosesModels(Protocol):
     """A REPL with auto-routing, the cloud fallback and a context budget (§3, §8)."""
 
@@ -106,6 +115,11 @@ class AttachesContext(Protocol):
 
 Handler = Callable[[ReplContext, str], Awaitable[None]]
 
+NO_PRESETS = (
+    "no model presets: `aish init` writes an example config (then `:config reload`), "
+    "or add a [models.<name>] table to the config file"
+)
+
 
 @dataclass(frozen=True)
 class MetaCommand:
@@ -113,13 +127,21 @@ class MetaCommand:
     usage: str
     help: str
     handler: Handler
+    details: str = ""  # what `:help <name>` adds below the usage line
+    paged: bool = False  # a listing: through the pager when taller than the screen
 
 
 async def _help(repl: ReplContext, args: str) -> None:
     name = args.strip().lstrip(":")
     if name:
         command = COMMANDS.get(name)
-        repl.say(f":{command.usage}  {command.help}" if command else _unknown(name))
+        if command is None:
+            repl.say(_unknown(name))
+            return
+        repl.say(
+            f":{command.usage}  {command.help}"
+            + (f"\n{command.details}" if command.details else "")
+        )
         return
     lines = ["Lines starting with ':' are aish commands; '!' forces the shell, '?' the model."]
     for command in COMMANDS.values():
@@ -145,6 +167,9 @@ async def _model(repl: ReplContext, args: str) -> None:
 
 
 async def _models(repl: ReplContext, args: str) -> None:
+    if not repl.model_names():
+        repl.say(NO_PRESETS)
+        return
     for name in repl.model_names():
         mark = "*" if name == repl.model_name else " "
         repl.say(f"{mark} {repl.model_line(name)}")
@@ -243,6 +268,18 @@ async def _safety(repl: ReplContext, args: str) -> None:
         repl.say(_SAFETY_USAGE)
 
 
+NORRIS_HELP = """\
+Norris mode: the model pursues a goal on its own, one step at a time. Each step is one reply;
+the commands it proposes (CMD: lines) run in a shell of the agent's own, started in your cwd
+(your shell and your history file are untouched), and their output goes back to the model.
+Commands proven read-only run unattended; anything else asks a second-opinion model or you,
+and anything destructive stops with a red HALT: [p]roceed / [s]kip / [a]bort.
+It ends when the model says GOAL: complete or GOAL: blocked, or a bound stops it (steps,
+time, cost, skips; config [norris]). Ctrl-C aborts; the conversation stays (:history).
+  :norris <goal>       run one goal        C-n with a line typed: that line is the goal
+  :norris on|off, C-n  Norris mode: every line for the model is a goal (the prompt shows ⚡)
+From a script: aish goal "<goal>" [--yes-safe] [--json]. More: docs/norris.md."""
+
 _NORRIS_USAGE = "usage: :norris <goal>, :norris on or :norris off"
 
 
@@ -324,15 +361,17 @@ def mcp_tool_lines(tools: list[McpTool], server: str | None) -> list[str]:
 COMMANDS: dict[str, MetaCommand] = {
     c.name: c
     for c in (
-        MetaCommand("help", "help [command]", "list commands, or explain one", _help),
+        MetaCommand("help", "help [command]", "list commands, or explain one", _help, paged=True),
         MetaCommand("quit", "quit", "leave aish (so does `exit`)", _quit),
         MetaCommand("model", "model [name]", "show or switch the active model", _model),
-        MetaCommand("models", "models", "list the model presets", _models),
+        MetaCommand("models", "models", "list the model presets", _models, paged=True),
         MetaCommand("reset", "reset", "start a fresh conversation", _reset),
-        MetaCommand("history", "history", "the conversation as the model sees it", _history),
+        MetaCommand(
+            "history", "history", "the conversation as the model sees it", _history, paged=True
+        ),
         MetaCommand("save", "save <name>", "name this session", _save),
         MetaCommand("load", "load <name>", "continue a named session", _load),
-        MetaCommand("sessions", "sessions", "list recent sessions", _sessions),
+        MetaCommand("sessions", "sessions", "list recent sessions", _sessions, paged=True),
         MetaCommand(
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
@@ -357,7 +396,11 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand("tokens", "tokens", "the next request's tokens against the budget", _tokens),
         MetaCommand(
-            "cost", "cost [detail|limit <usd>]", "what this session's model calls cost", cost
+            "cost",
+            "cost [detail|limit <usd>]",
+            "what this session's model calls cost",
+            cost,
+            paged=True,
         ),
         MetaCommand("secrets", "secrets", "the secret placeholders in use (never values)", secrets),
         MetaCommand(
@@ -373,25 +416,32 @@ COMMANDS: dict[str, MetaCommand] = {
             trust,
         ),
         MetaCommand(
-            "config", "config [prefix]", "every config value and where it came from", config_command
+            "config",
+            "config [prefix]|reload",
+            "every config value and where it came from; reload reads the config file again",
+            config_command,
+            paged=True,
         ),
         MetaCommand(
             "mcp",
             "mcp [tools [server]|restart <server>]",
             "MCP servers and their tools",
             _mcp,
+            paged=True,
         ),
         MetaCommand(
             "norris",
             "norris <goal>|on|off",
             "pursue a goal autonomously (safe steps run, others HALT)",
             _norris,
+            NORRIS_HELP,
         ),
         MetaCommand(
             "safety",
             "safety check|rules",
             "judge a command without running it, or list the rules",
             _safety,
+            paged=True,
         ),
     )
 }
@@ -404,7 +454,9 @@ async def run_meta(repl: ReplContext, line: str) -> None:
     if command is None:
         repl.say(_unknown(name))
         return
-    await command.handler(repl, args)
+    paging = command.paged and isinstance(repl, PagesListings)
+    with repl.paged() if paging else nullcontext():  # type: ignore[attr-defined]
+        await command.handler(repl, args)
 
 
 def _unknown(name: str) -> str:

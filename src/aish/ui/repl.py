@@ -14,7 +14,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
@@ -97,6 +97,7 @@ class Repl:
         self._live_completion: ReplLiveShell | None = None
         self._log_failed = False
         self._prompt: PromptSession[str] | None = None
+        self._listing: list[str] | None = None  # what `say` collects for the pager
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
         # Looked up through the view at call time (tests may wrap the view's render).
         self._memory = ReplMemory(
@@ -137,11 +138,16 @@ class Repl:
                     self._view.status(str(abandoned))
                     continue
                 except EOFError:
-                    break
+                    line, typed = "exit", False  # Ctrl-D: bash's `exit`, not in the history
+                else:
+                    typed = True
                 if not line.strip():
                     continue
-                if exit_match := _EXIT.fullmatch(line):
-                    exit_status = int(exit_match.group(2) or 0)
+                if _EXIT.fullmatch(line):
+                    ended = await self._end_shell(line, typed=typed)
+                    if ended is None:
+                        continue  # the shell stayed (stopped jobs): it said why
+                    exit_status = ended
                     break
                 if self._known is None:
                     self._known = await known_task
@@ -153,6 +159,20 @@ class Repl:
                 await self._live_completion.close()
             await self._close_shell()
         return exit_status
+
+    async def _end_shell(self, line: str, *, typed: bool) -> int | None:
+        """The user's `exit` (or Ctrl-D), decided by their shell; the status aish exits with,
+        or None when the shell stays. A shell that is gone or never started cannot object."""
+        words = line.split()
+        if words[0] == "logout":  # a non-login bash would refuse `logout`: aish is the login
+            line = " ".join(["exit", *words[1:]])
+        try:
+            return await self._commands.end_shell(line, typed=typed)
+        except Exception:
+            import logging
+
+            logging.getLogger("aish.repl").warning("no shell to hand %r to", line, exc_info=True)
+            return int(words[1]) if len(words) > 1 else 0
 
     async def _handle_guarded(self, line: str) -> None:
         """Handle one line in a task Ctrl-C can cancel; a failure costs the line, not aish."""
@@ -449,7 +469,9 @@ class Repl:
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.enums import EditingMode
+        from prompt_toolkit.filters import is_searching
         from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+        from prompt_toolkit.search import accept_search
 
         from aish.config.paths import state_dir
         from aish.ui.completion import AishCompleter
@@ -478,6 +500,12 @@ class Repl:
         @keys.add("c-x", "c-c")
         def _abort(event: Any) -> None:
             event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
+
+        @keys.add("enter", filter=is_searching)
+        def _run_found(event: Any) -> None:
+            # As in bash: Enter during Ctrl-R runs the line found, not only ends the search.
+            accept_search()
+            event.app.current_buffer.validate_and_handle()
 
         vi = self._loaded.config.ui.edit_mode == "vi"
         live = ReplLiveShell(
@@ -541,18 +569,22 @@ class Repl:
         self._log("reset", {})
 
     def save_session(self, name: str) -> str:
-        self._store.name_session(self._session.id, name)
-        return f"session saved as '{name}'"
+        """A snapshot of the conversation as it is now, under `name`; this session goes on
+        (a `:reset` after it does not reach the snapshot)."""
+        self._store.copy_session(self._session.id, name=name)
+        return f"session saved as '{name}' ({_turns(self.conversation.exchange_count())})"
 
     def load_session(self, name: str) -> str:
+        """Continue a copy of the snapshot `name`: what follows is logged to the copy, so the
+        snapshot can be loaded again as it was saved."""
         found = self._store.find_session(name)
         if found is None:
             return f"no session named '{name}' (:sessions lists them)"
-        self._session = found
+        self._session = self._store.copy_session(found.id)
         self._spending = self._new_spending()
-        return self.resume()
+        return self.resume(label=f"'{name}'")
 
-    def resume(self, *, model_given: bool = False) -> str:
+    def resume(self, *, model_given: bool = False, label: str | None = None) -> str:
         """Take up the current session's logged conversation, its model and its last cwd
         (for a shell not started yet; shell state itself — variables, aliases — is gone)."""
         turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
@@ -568,9 +600,9 @@ class Repl:
         last_cwd = next((c for c in reversed(cwds) if c), self._session.cwd)
         if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
             self._start_cwd = last_cwd
-        exchanges = len(self.conversation.history) // 2
-        label = self._session.name or f"#{self._session.id}"
-        return f"[aish] continuing session {label}: {exchanges} exchanges with {self._model}"
+        label = label or self._session.name or f"#{self._session.id}"
+        told = _turns(self.conversation.exchange_count())
+        return f"[aish] continuing session {label}: {told} with {self._model}"
 
     def session_lines(self) -> list[str]:
         import time
@@ -581,9 +613,13 @@ class Repl:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.last_at))
             mark = "*" if info.id == self._session.id else " "
             label = info.name or f"#{info.id}"
-            lines.append(
-                f"{mark} {label:<16} {when}  {summary.turns:>4} turns  {summary.first_text[:40]}"
-            )
+            # Counted as the resume line and `:tokens` count: questions in the conversation.
+            if info.id == self._session.id:
+                count = self.conversation.exchange_count()
+            else:
+                logged = [(t.kind, t.payload) for t in self._store.turns(info.id)]
+                count = Conversation.replay("", logged).exchange_count()
+            lines.append(f"{mark} {label:<16} {when}  {count:>4} turns  {summary.first_text[:40]}")
         return lines
 
     def explain_route(self, text: str) -> str:
@@ -641,7 +677,13 @@ class Repl:
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")
         if self._model not in config.models and config.models:
-            lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+            if old.models:
+                lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+            else:  # there was none to choose (`aish init` just wrote the file): take the default
+                from aish.config.targets import preset_name
+
+                self.switch_model(preset_name(config) or "")
+                lines.append(f"model: {self.model_line(self._model)}")
         return "\n".join(lines)
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
@@ -683,9 +725,27 @@ class Repl:
         return shell.cwd if shell is not None else os.getcwd()
 
     def say(self, text: str) -> None:
+        if self._listing is not None:
+            self._listing.append(text)
+            return
         self._view.end_line()
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
+
+    @contextlib.contextmanager
+    def paged(self) -> Iterator[None]:
+        """What is said inside goes through the pager when taller than the screen."""
+        from aish.ui.pager import page
+
+        self._listing = []
+        try:
+            yield
+        finally:
+            text, self._listing = "\n".join(self._listing), None
+            if text:
+                self._view.end_line()
+                if not page(text + "\n", sys.stdout):
+                    self.say(text)
 
     def quit(self) -> None:
         self._quit = True
@@ -709,3 +769,8 @@ def _color() -> bool:
 
 def _reasoning(loaded: LoadedConfig) -> bool:
     return loaded.config.ui.show_reasoning != "hide"
+
+
+def _turns(count: int) -> str:
+    """As `:tokens` and `:sessions` say it: one turn is a question and what answered it."""
+    return f"{count} turn" + ("" if count == 1 else "s")

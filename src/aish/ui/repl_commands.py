@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aish.agent import gate
 from aish.conversation.context import CommandRun
 from aish.ui.agent_shell import as_command_run
+from aish.ui.line_start import TAIL_BYTES, at_line_start
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
@@ -51,6 +52,7 @@ class ShellCommands:
         self._after = after
         self.last_status = 0
         self._output_ends_line = True
+        self._output_tail = b""  # the end of the output shown, to tell where the cursor is
 
     def use_context(self, context: ContextConfig) -> None:
         """A reloaded config's output limits, for the commands that run from now on."""
@@ -59,6 +61,21 @@ class ShellCommands:
     async def run_users_line(self, command: str) -> CommandRun:
         """Run a line the user typed, as theirs."""
         return await self._execute(command, "user")
+
+    async def end_shell(self, line: str, *, typed: bool = True) -> int | None:
+        """Hand the user's `exit` to their shell, which decides as at its own prompt (running
+        jobs are left alone; stopped jobs are warned about once). The shell's exit status when
+        it ended, None when it stayed. Ctrl-D is not `typed`: it stays out of the history."""
+        from aish.shell.terminal import Terminal
+
+        shell = await self._shell()
+        self._view.end_line()
+        async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
+            ended = await shell.run_exit(line, terminal=terminal, private=not typed)
+        if ended is None:
+            self.last_status = 1  # bash's status for a refused exit
+            return None
+        return ended.status
 
     async def run_authorized(self, authorization: gate.Authorization) -> CommandRun:
         """Run what the gate authorized; anything it did not issue, did not allow, or already
@@ -92,6 +109,8 @@ class ShellCommands:
                 on_output=self.write_output,
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
+                # What the model proposed is not the user's history (bash's own file).
+                private=source == "model",
             )
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
@@ -106,13 +125,15 @@ class ShellCommands:
         """A command's (or a background job's) output, verbatim."""
         if data:
             write_raw(data)
-            self._output_ends_line = data.endswith(b"\n")
+            self._output_tail = (self._output_tail + data)[-TAIL_BYTES:]
+            self._output_ends_line = at_line_start(self._output_tail, self._output_ends_line)
 
     def end_partial_output_line(self) -> None:
         # `printf abc` leaves the cursor mid-line; the prompt would be drawn over it.
         if not self._output_ends_line:
             write_raw(b"\n")
             self._output_ends_line = True
+        self._output_tail = b""
 
 
 async def start_shell(

@@ -86,8 +86,13 @@ async def config_command(repl: ReplContext, args: str) -> None:
     if not isinstance(repl, TrustsProjects):
         repl.say("the config is not available here")
         return
-    loaded = repl.loaded_config()
     prefix = args.strip()
+    if prefix == "reload":
+        # After `aish init` or an edit of the file: no restart needed.
+        notes = repl.reload_config()
+        repl.say("\n".join(line for line in (notes, "config reloaded") if line))
+        return
+    loaded = repl.loaded_config()
     lines = [line for line in config_sources_lines(loaded) if not prefix or line.startswith(prefix)]
     if not lines:
         repl.say(f"no config key starts with {prefix}")
