@@ -79,7 +79,7 @@ def example_commands(page: Path) -> list[str]:
         if not prompted and text.split(" ", 1)[0] not in (command, "sudo"):
             continue
         text = _ANNOTATION.sub("", text).strip()
-        if text.endswith((".", ":", ",")) or not _starts_with_a_program(text, command):
+        if text.endswith((".", ":", ",")) or not _starts_with_a_program(text):
             continue  # prose about the command, or a program this machine does not have
         if not _bash_accepts(text):
             continue
@@ -89,8 +89,8 @@ def example_commands(page: Path) -> list[str]:
     return found
 
 
-def _starts_with_a_program(text: str, command: str) -> bool:
-    """The first word after any `NAME=value` is the page's command or a program on this PATH."""
+def _starts_with_a_program(text: str) -> bool:
+    """The first word after any `NAME=value` is a program on this PATH (or a path to one)."""
     words = [w for w in text.split() if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
     if not words:
         return True
@@ -100,7 +100,9 @@ def _starts_with_a_program(text: str, command: str) -> bool:
 
 def _bash_accepts(text: str) -> bool:
     """Bash itself is the judge of what is a command line: `bash -n` parses without running."""
-    return subprocess.run(["bash", "-n", "-c", text], capture_output=True, check=False).returncode == 0
+    return (
+        subprocess.run(["bash", "-n", "-c", text], capture_output=True, check=False).returncode == 0
+    )
 
 
 def whatis_descriptions() -> list[str]:
