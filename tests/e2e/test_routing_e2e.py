@@ -108,3 +108,45 @@ def test_a_long_conversation_is_summarised_and_the_summary_reaches_the_model(
     assert "EARLIER: the user asked q0" in history
     shown = aish.run(":tokens")
     assert "1 of 2 turns" in shown
+
+
+def _chats(server: Any) -> list[str]:
+    """The last user message of every chat request the model server received."""
+    texts = []
+    for request in server.requests:
+        if request["path"].endswith("/chat/completions"):
+            users = [m["content"] for m in request["body"]["messages"] if m["role"] == "user"]
+            texts.append(users[-1])
+    return texts
+
+
+def test_everyday_lines_route_by_the_shells_cwd_and_replies_reach_the_model(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"models": ["small"], "default": {"text": "model says hi"}})
+    sub = aish_home / "work" / "proj" / "sub"
+    sub.mkdir(parents=True)
+    (sub / "a").write_text("from a\n")
+    (sub / "b").write_text("from b\n")
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+
+    # In the start directory there is no `a`: the word reads as an article.
+    assert "model: " in aish.run(":route check mv a b")
+    aish.run("cd proj/sub")  # the files are looked for in the shell's cwd, not aish's
+    shown = aish.run(":route check mv a b")
+    assert "shell: `mv` is a known command, and `a`, `b` name files here" in shown
+    aish.run("mv a b")
+    assert not (sub / "a").exists() and (sub / "b").read_text() == "from a\n"
+    assert "from a" in aish.run("cat b")
+    aish.run("exec 3<>b")  # valid bash that tree-sitter misreads: the shell runs it
+    assert "from a" in aish.run("cat <&3")
+    assert _chats(server) == []
+
+    assert "model says hi" in aish.run("yes please", timeout=30)
+    assert "model says hi" in aish.run("install numpy", timeout=30)
+    assert [text.rsplit("\n\n", 1)[-1] for text in _chats(server)] == [
+        "yes please",
+        "install numpy",
+    ]

@@ -38,7 +38,7 @@ def test_sentences(command: str, arguments: str) -> None:
         ("cd", "my"),  # a determiner that ends the line names something
         ("ls", "a?"),  # one argument: the `?` is a glob
         ("which", "python?"),
-        ("install", "numpy"),
+        ("install", "numpy backup"),
         ("touch", "grass"),
         ("docker", "compose up"),
         ("man", ""),

@@ -11,11 +11,13 @@ There the two characters backslash-n mean a line break, so one line of stdin can
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from aish.agent.model_class import classify_model
 from aish.agent.routing import KnownCommands, route_line
+from aish.agent.routing_paths import paths_under
 
 if TYPE_CHECKING:
     from aish.config.schema import RoutingConfig
@@ -28,8 +30,9 @@ EXIT_OK = 0
 def run_route_command(args: list[str], stdin: TextIO, stdout: TextIO) -> int:
     """Route `args` joined by spaces, or each line of `stdin` when there are no `args`."""
     known = KnownCommands.from_system()
+    names_path = paths_under(os.getcwd())  # `aish route` runs where the user is
     for line in _inputs(args, stdin):
-        route = route_line(line, known)
+        route = route_line(line, known, names_path)
         record = {"line": line, "route": route.target, "reason": route.reason}
         stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         stdout.flush()

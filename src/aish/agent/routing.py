@@ -1,36 +1,45 @@
 """Routing of a typed line to the shell, the model or a meta command (SPEC §1).
 
-`route_line` is pure and deterministic: it parses the line with tree-sitter-bash and checks its
-first command word against a `KnownCommands` set given by the caller; it never looks at the
-filesystem or PATH. The rules, first match wins:
+`route_line` is pure and deterministic given its inputs: it parses the line with
+tree-sitter-bash, checks its first command word against a `KnownCommands` set given by the
+caller, and asks a `names_path` test given by the caller whether a word names something in the
+shell's current directory (the REPL answers from the live shell's cwd; without it nothing does).
+It never looks at the filesystem, PATH or environment itself. The rules, first match wins:
 
 1. An empty or blank line goes to the shell with empty text (the REPL ignores it).
 2. `:ask <text>` goes to the model with `<text>`; any other `:word …` is a meta command.
 3. `!…` forces the shell (`!` removed; `!!…`, history expansion, is passed unchanged);
    `?…` forces the model (`?` removed).
 4. A line bash cannot parse goes to the model (tree-sitter-bash, plus reserved words such as
-   `done` or `then` in command position, which bash rejects).
+   `done` or `then` in command position, which bash rejects). Valid bash that tree-sitter
+   misreads (`exec 3<>file`, `;;&`, `echo $%`, extended globs) is parsed through a stand-in of
+   the same shape (`routing_repair`).
 5. A line led by shell syntax goes to the shell: a keyword construct (`for`, `if`, `[[`, `(`,
    `{`, …), an assignment, a redirection, an assignment or redirection before the command word,
    a command word built from an expansion (`$EDITOR`), a path (`./x`, `/usr/bin/x`, `~/x`; any
    word with a `/`, as bash decides), or only a comment.
 6. A first command word that is a builtin, keyword, alias, function or executable goes to the
    shell — unless the line reads as an English sentence (see `routing_english`), which goes to
-   the model.
+   the model. Words that name files in the cwd count for the command (`mv a b`). Backticks
+   around words inside such a sentence are markdown quoting, not command substitution
+   ("convert all the `.doc` files here to PDF"): the sentence is read with each quoted span as
+   one plain word.
 7. Everything else goes to the model.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from aish.agent.routing_english import read_as_sentence
+from aish.agent.routing_english import NO_PATHS, NameTest, SentenceVerdict, read_as_sentence
 from aish.agent.routing_names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
+from aish.agent.routing_repair import stand_in
 from aish.safety.bash_syntax import BashLine, SimpleCommand, parse_bash
 
-__all__ = ["KnownCommands", "Route", "RouteTarget", "route_line"]
+__all__ = ["NO_PATHS", "KnownCommands", "NameTest", "Route", "RouteTarget", "route_line"]
 
 RouteTarget = Literal["shell", "model", "meta"]
 
@@ -63,18 +72,45 @@ class Route:
     reason: str
 
 
-def route_line(line: str, known: KnownCommands) -> Route:
-    """Decide where `line` goes. Pure: no filesystem, PATH or environment access."""
+_BACKTICK_SPAN = re.compile(r"`[^`\n]*`")
+_QUOTED_SPAN_WORD = "code"  # a neutral plain word: no English clue, no shell syntax
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """What the router is given besides the line: the known commands and the path test."""
+
+    known: KnownCommands
+    names_path: NameTest
+
+    def is_command(self, word: str) -> bool:
+        return word in self.known
+
+
+def route_line(line: str, known: KnownCommands, names_path: NameTest = NO_PATHS) -> Route:
+    """Decide where `line` goes. Pure: the only facts it uses are `known` and `names_path`.
+
+    `names_path(word)` answers whether `word`, as a path (or a glob) relative to the shell's
+    current directory, names something that exists; the default says nothing does.
+    """
     stripped = line.strip()
     if not stripped:
         return Route("shell", "", "an empty line")
     forced = _forced(stripped)
     if forced is not None:
         return forced
+    judge = _Judge(known, names_path)
     parsed = parse_bash(stripped)
     if not parsed.ok:
-        return Route("model", stripped, f"bash cannot parse it ({parsed.error})")
-    return _route_parsed(stripped, parsed, known)
+        repaired = stand_in(stripped)
+        fixed = parse_bash(repaired) if repaired is not None else None
+        if fixed is None or not fixed.ok:
+            return Route("model", stripped, f"bash cannot parse it ({parsed.error})")
+        parsed = fixed
+    quoting = _backticks_as_quoting(stripped, judge)
+    if quoting is not None:
+        return quoting
+    return _route_parsed(stripped, parsed, judge)
 
 
 def _forced(line: str) -> Route | None:
@@ -94,7 +130,47 @@ def _forced(line: str) -> Route | None:
     return None
 
 
-def _route_parsed(line: str, parsed: BashLine, known: KnownCommands) -> Route:
+def _backticks_as_quoting(line: str, judge: _Judge) -> Route | None:
+    """An English sentence that quotes words in markdown backticks goes to the model."""
+    if "`" not in line:
+        return None
+    plain = _BACKTICK_SPAN.sub(_QUOTED_SPAN_WORD, line)
+    if "`" in plain:
+        return None
+    parsed = parse_bash(plain)
+    command = parsed.lead.command
+    if not parsed.ok or command is None or command.name is None:
+        return None
+    name = command.name.value
+    if name is None or name not in judge.known or not _is_plain_single_command(parsed):
+        return None
+    # The spans stand for text we cannot see, so whether they fit the command is not judged.
+    arguments = [(a.text, a.quoted) for a in command.arguments]
+    verdict = read_as_sentence(
+        name, arguments, judge.is_command, judge.names_path, judge_operands=False
+    )
+    if not verdict.is_sentence:
+        return None
+    what = _kind_of(name)
+    clues = _clue_list(verdict)
+    return Route(
+        "model",
+        line,
+        f"`{name}` is {what}, but the line reads as English ({clues}); "
+        "its backticks quote words, they run nothing",
+    )
+
+
+def _sentence(name: str, command: SimpleCommand, judge: _Judge) -> SentenceVerdict:
+    arguments = [(a.text, a.quoted) for a in command.arguments]
+    return read_as_sentence(name, arguments, judge.is_command, judge.names_path)
+
+
+def _clue_list(verdict: SentenceVerdict) -> str:
+    return ", ".join(dict.fromkeys(verdict.evidence))
+
+
+def _route_parsed(line: str, parsed: BashLine, judge: _Judge) -> Route:
     lead = parsed.lead
     if lead.kind == "comment":
         return Route("shell", line, "only a comment, which bash ignores")
@@ -107,12 +183,10 @@ def _route_parsed(line: str, parsed: BashLine, known: KnownCommands) -> Route:
     command = lead.command
     if command is None or command.name is None:  # `empty` cannot happen for a non-blank line
         return Route("model", line, "it has no command word")
-    return _route_command(line, parsed, command, known)
+    return _route_command(line, parsed, command, judge)
 
 
-def _route_command(
-    line: str, parsed: BashLine, command: SimpleCommand, known: KnownCommands
-) -> Route:
+def _route_command(line: str, parsed: BashLine, command: SimpleCommand, judge: _Judge) -> Route:
     assert command.name is not None
     name, written = command.name.value, command.name.text
     if command.assignments:
@@ -123,18 +197,23 @@ def _route_command(
         return Route("shell", line, f"the command word `{written}` is an expansion")
     if "/" in name or name.startswith("~"):
         return Route("shell", line, f"`{written}` is a path to a program")
-    if name not in known:
+    if name not in judge.known:
         return Route(
             "model", line, f"`{name}` is not a builtin, keyword, alias, function or program on PATH"
         )
     what = _kind_of(name)
     if _is_plain_single_command(parsed):
-        verdict = read_as_sentence(name, [(a.text, a.quoted) for a in command.arguments])
+        verdict = _sentence(name, command, judge)
         if verdict.is_sentence:
-            clues = ", ".join(dict.fromkeys(verdict.evidence))
             return Route(
-                "model", line, f"`{name}` is {what}, but the line reads as English ({clues})"
+                "model",
+                line,
+                f"`{name}` is {what}, but the line reads as English ({_clue_list(verdict)})",
             )
+        if verdict.paths:
+            named = ", ".join(f"`{word}`" for word in verdict.paths)
+            files = "name files" if len(verdict.paths) > 1 else "names a file"
+            return Route("shell", line, f"`{name}` is {what}, and {named} {files} here")
     return Route("shell", line, f"`{name}` is {what}")
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
+from aish.agent.routing_paths import paths_under
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation, run_payload
@@ -197,7 +198,7 @@ class Repl:
 
     async def _handle(self, line: str) -> None:
         assert self._known is not None
-        route = route_line(line, self._known_with_shell())
+        route = route_line(line, self._known_with_shell(), paths_under(self.shell_cwd()))
         if route.target == "meta":
             self._log("meta", {"text": route.text})
             self._memory.refresh(
@@ -624,7 +625,7 @@ class Repl:
 
     def explain_route(self, text: str) -> str:
         known = self._known_with_shell() if self._known else KnownCommands.from_system()
-        route = route_line(text, known)
+        route = route_line(text, known, paths_under(self.shell_cwd()))
         return f"{route.target}: {route.reason}"
 
     # ---- project awareness (`:context`, `:trust`, `:config`) ---------------------------------
