@@ -15,6 +15,7 @@ from aish.conversation.context import Conversation
 from aish.ui.cost_meta import cost, secrets
 from aish.ui.memory_meta import memory, remember
 from aish.ui.trust_meta import config_command, trust
+from aish.ui.undo_meta import undo
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -392,6 +393,9 @@ COMMANDS: dict[str, MetaCommand] = {
             "safety check|rules",
             "judge a command without running it, or list the rules",
             _safety,
+        ),
+        MetaCommand(
+            "undo", "undo [list|<n>]", "put back what the last approved command changed", undo
         ),
     )
 }
