@@ -285,7 +285,16 @@ def _touch(words: Words, disk: Disk) -> list[Touch]:
 
 def _mkdir(words: Words, disk: Disk) -> list[Touch]:
     options = _parse(words, short_values="m", long_values=frozenset({"mode", "context"}))
-    return [Touch(path, "create") for path in options.operands if not disk.exists(path)]
+    parents = bool(options.flags & {"p", "parents"})
+    made = []
+    for path in options.operands:
+        if disk.exists(path):
+            continue
+        # `mkdir -p a/b/c` creates the first missing ancestor and everything under it.
+        while parents and not disk.exists(os.path.dirname(path.rstrip("/")) or "."):
+            path = os.path.dirname(path.rstrip("/"))
+        made.append(Touch(path, "create"))
+    return made
 
 
 def _dd(words: Words, disk: Disk) -> list[Touch]:

@@ -19,7 +19,8 @@ older than `max_age_s` go, then the oldest until the store holds at most `max_to
 
 On disk, under the XDG data dir (`~/.local/share/aish/snapshots`): one directory per snapshot,
 named by its number, holding `snapshot.json` and `copy/<n>`, the copy of the n-th path. A new
-number is claimed with `mkdir`, so several aish processes can share the store.
+number is claimed with `mkdir` (so several aish processes can share the store) and is never
+reused (`last-number` remembers the highest).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ DEFAULT_MAX_AGE_S = 7 * 24 * 3600.0
 _META = "snapshot.json"
 _COPY = "copy"
 _ABSENT = "absent"
+_LAST = "last-number"
 
 
 @dataclass(frozen=True)
@@ -211,14 +213,26 @@ class SnapshotStore:
 
     def _claim(self) -> tuple[Path, int]:
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        number = max(self._numbers(), default=0) + 1
+        # Numbers are never reused, even after the newest snapshot was pruned: `:undo 3`
+        # and a goal's JSON must keep meaning the same snapshot.
+        number = max([*self._numbers(), self._last_number()]) + 1
         while True:
             directory = self.root / str(number)
             try:
                 directory.mkdir(mode=0o700)
-                return directory, number
             except FileExistsError:
                 number += 1  # another aish took it
+                continue
+            partial = self.root / f".{_LAST}.{os.getpid()}"
+            partial.write_text(str(number), encoding="utf-8")
+            os.replace(partial, self.root / _LAST)
+            return directory, number
+
+    def _last_number(self) -> int:
+        try:
+            return int((self.root / _LAST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return 0
 
     def _numbers(self) -> builtins.list[int]:
         try:
