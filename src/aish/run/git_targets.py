@@ -122,6 +122,9 @@ def _changed(
     revisions: Sequence[str], paths: Sequence[str], cwd: str, budget: float
 ) -> list[Touch]:
     """Files whose working-tree content differs from `revisions` (the index when none)."""
+    if any(revision.startswith("-") for revision in revisions):
+        # `--source=--output=x` would reach git diff as an option that writes a file.
+        raise Unpredictable("a revision that looks like an option")
     started = time.monotonic()
     top = probe("git", ["rev-parse", "--show-toplevel"], cwd, budget).decode().strip()
     if not top:
