@@ -10,45 +10,58 @@ over the size limit is not kept, and the reason is returned for the executor to 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from aish.run.radius_text import human_bytes
-from aish.run.snapshots import Snapshot, SnapshotStore, TooLarge
 
 if TYPE_CHECKING:
     from aish.config.schema import UndoConfig
     from aish.run.blast_radius import BlastRadius
+    from aish.run.snapshots import Snapshot, SnapshotStore
 
 __all__ = ["UndoRecorder"]
 
 _log = logging.getLogger("aish.undo")
 
 
-@dataclass
 class UndoRecorder:
-    store: SnapshotStore
-    # Every snapshot this session (REPL or goal run) took, oldest first.
-    taken: list[Snapshot] = field(default_factory=list)
+    """`store`: the snapshot store, or what makes it on first use (nothing of the store is
+    imported before the first prompt)."""
+
+    def __init__(self, store: SnapshotStore | Callable[[], SnapshotStore]) -> None:
+        self._store = store
+        # Every snapshot this session (REPL or goal run) took, oldest first.
+        self.taken: list[Snapshot] = []
 
     @classmethod
     def from_config(cls, undo: UndoConfig) -> UndoRecorder | None:
         """The recorder over the XDG store with the configured limits; None when undo is off."""
         if not undo.enabled:
             return None
-        store = SnapshotStore.default(
-            max_snapshot_bytes=undo.max_snapshot_bytes,
-            max_total_bytes=undo.max_total_bytes,
-            max_age_s=undo.max_age_days * 24 * 3600,
-        )
+
+        def store() -> SnapshotStore:
+            from aish.run.snapshots import SnapshotStore
+
+            return SnapshotStore.default(
+                max_snapshot_bytes=undo.max_snapshot_bytes,
+                max_total_bytes=undo.max_total_bytes,
+                max_age_s=undo.max_age_days * 24 * 3600,
+            )
+
         return cls(store)
+
+    @property
+    def store(self) -> SnapshotStore:
+        if callable(self._store):
+            self._store = self._store()
+        return self._store
 
     def before(self, radius: BlastRadius | None, label: str) -> tuple[Snapshot | None, str]:
         """Snapshot the radius's targets; the snapshot (None when none was taken) and what to
         tell the user ("" for nothing)."""
-        if radius is None or not radius.predictable:
-            return None, ""
-        if not radius.targets:
+        from aish.run.radius_text import human_bytes
+        from aish.run.snapshots import TooLarge
+
+        if radius is None or not radius.predictable or not radius.targets:
             return None, ""
         try:
             snapshot = self.store.take(radius.paths, label, radius.cwd)
@@ -62,6 +75,8 @@ class UndoRecorder:
 
     def after(self, snapshot: Snapshot | None) -> str:
         """Record the targets' state after the command; what to tell the user."""
+        from aish.run.radius_text import human_bytes
+
         if snapshot is None:
             return ""
         try:
