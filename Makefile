@@ -85,6 +85,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scrub.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
+	$(BIN)/python bench/snapshot.py
 
 # The soak in its long form (the short one runs with `make test`): AISH_SOAK_TURNS=2000 for more.
 soak: $(STAMP) $(TOOLS_STAMP)

@@ -205,6 +205,8 @@ class Halt:
     action: str
     level: str
     reasons: tuple[str, ...]
+    # What the action will touch (the gate's blast radius), one line each.
+    touches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,15 +28,22 @@ Secrets (§11): a model that saw scrubbed text proposes actions with `AISH_SECRE
 placeholders. The action is judged with the values put back, shown and logged with the
 placeholders, and run with the values (`Authorization.command_to_run`, `arguments_to_run`). A
 placeholder the session never gave out, or a mangled one, halts the action (`placeholders`).
+
+Blast radius (§ undo): for an `unknown` or `destructive` command, the gate predicts what it will
+touch in the cwd of the shell that runs it (`aish.run.blast_radius`, read-only, within a time
+budget) and puts it on the verdict (`Verdict.touches`) for the confirm or HALT prompt, with
+whether `:undo` can take it back. The prediction travels on the `Authorization`
+(`radius`): the executor snapshots exactly those targets before running it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import placeholders
@@ -47,6 +54,7 @@ from aish.safety.verdict import Verdict, worst
 if TYPE_CHECKING:
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
+    from aish.run.blast_radius import BlastRadius
     from aish.safety.live_shell import ShellFacts
     from aish.safety.secrets import SecretVault
 
@@ -142,6 +150,8 @@ class Policy:
     # What the proposing model is shown is scrubbed of secrets (a cloud preset): a command
     # that prints one could pass it on in a shape the scrubber does not know.
     scrubbed: bool = False
+    # The largest snapshot `:undo` keeps of a command's targets; None: no snapshots (undo off).
+    undo_max_bytes: int | None = 256 * 1024 * 1024
 
     @classmethod
     def from_config(cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False) -> Policy:
@@ -156,6 +166,7 @@ class Policy:
             },
             yes_safe=yes_safe,
             user_rules=UserRules(tuple(safety.destructive), tuple(safety.allow)),
+            undo_max_bytes=config.undo.max_snapshot_bytes if config.undo.enabled else None,
         )
 
     def auto_approves(self, call: ProposedToolCall) -> bool:
@@ -202,6 +213,10 @@ class Assessment:
     verdict: Verdict
     decision: Decision
     opinion: Opinion | None = None
+    # What the command will touch (unknown and destructive commands, where the shell's cwd is
+    # known), and that cwd.
+    radius: BlastRadius | None = None
+    cwd: str | None = None
 
 
 # ---- the decision ----------------------------------------------------------------------------
@@ -287,7 +302,32 @@ async def assess(
         opinion = await judge(action.text, verdict)
         if opinion is not None:
             verdict = opinion.applied_to(verdict)
-    return Assessment(verdict, decide(action, verdict, policy, opinion), opinion)
+    decision = decide(action, verdict, policy, opinion)
+    cwd = shell.cwd if shell is not None and shell.cwd else None
+    radius = None
+    refused = decision == "halt" and policy.mode == "headless"  # nobody to show it to
+    if isinstance(action, ProposedCommand) and cwd and verdict.level != "safe" and not refused:
+        radius = await _predict(action.command, cwd, shell)
+        verdict = replace(verdict, touches=_touches_lines(radius, policy))
+    return Assessment(verdict, decision, opinion, radius, cwd)
+
+
+async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRadius:
+    """What the command will touch, computed off the event loop (it reads the disk)."""
+    from aish.run.blast_radius import predict
+
+    # git is asked only where the gate found nothing in its config that would run a program.
+    git = shell is not None and shell.git_checked and not shell.git_concerns
+    return await asyncio.to_thread(predict, _command_with_values(command), cwd, git=git)
+
+
+def _touches_lines(radius: BlastRadius, policy: Policy) -> tuple[str, ...]:
+    from aish.run.radius_text import radius_lines, undo_line
+
+    lines = radius_lines(radius)
+    if policy.undo_max_bytes is not None:
+        lines.append(undo_line(radius, policy.undo_max_bytes))
+    return tuple(lines)
 
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
@@ -387,7 +427,11 @@ async def authorize(
                     return _issue(action, assessment, "cancel", run=False)
             if edited is None or not edited.strip():
                 return _issue(action, assessment, "no", run=False)
-            # The edited line is the user's own command: it runs as typed, as theirs.
+            # The edited line is the user's own command: it runs as typed, as theirs (and what
+            # is snapshotted is what it touches).
+            if assessment.cwd is not None and assessment.radius is not None:
+                radius = await _predict(edited.strip(), assessment.cwd, None)
+                assessment = replace(assessment, radius=radius)
             return _issue(action, assessment, "edit", run=True, text=edited.strip(), by="user")
         return _issue(action, assessment, answer, run=answer == "yes")
 
@@ -409,7 +453,8 @@ class Authorization:
     """The gate's answer about one action; only this module makes them.
 
     `run` says whether it may run; `command` is what runs (the user's edit when they edited),
-    and `source` is `user` for an edit, else `model`.
+    and `source` is `user` for an edit, else `model`. `radius`: what it will touch, for the
+    executor's snapshot (None: not predicted — a `safe` command, or no known cwd).
     """
 
     stamp: InitVar[object]
@@ -420,6 +465,7 @@ class Authorization:
     run: bool
     command: str
     source: Literal["model", "user"] = "model"
+    radius: BlastRadius | None = None
 
     def __post_init__(self, stamp: object) -> None:
         if stamp is not _STAMP:
@@ -456,6 +502,7 @@ def _issue(
         run,
         action.text if text is None else text,
         by,
+        assessment.radius,
     )
     _ISSUED.add(authorization)
     return authorization

@@ -138,7 +138,14 @@ class _HaltAtStep:
 
     async def halt_action(self, action: str, verdict: Verdict) -> gate.HaltAnswer:
         self.frontend.render(
-            Halt(self.step, self.max_steps, action, verdict.level, tuple(verdict.reasons))
+            Halt(
+                self.step,
+                self.max_steps,
+                action,
+                verdict.level,
+                tuple(verdict.reasons),
+                verdict.touches,
+            )
         )
         asked = time.monotonic()
         try:

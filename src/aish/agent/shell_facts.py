@@ -94,6 +94,7 @@ def _facts(report: ShellStateReport, git: tuple[str, ...], checked: bool) -> She
         git_checked=checked,
         pager_concerns=pager_concerns(report.env),
         exec_concerns=exec_concerns(report.env),
+        cwd=report.cwd,
     )
 
 

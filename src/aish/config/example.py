@@ -132,6 +132,13 @@ max_tool_calls = 8           # tool calls the model may make while answering one
 # url = "https://example.com/mcp"
 # headers = { Authorization = "Bearer ${DOCS_TOKEN}" }
 
+# ---- undo: snapshots before approved commands ----------------------------------------------
+[undo]
+enabled = true
+max_snapshot_bytes = 268435456   # 256 MB per command; above it the prompt says "not undoable"
+max_total_bytes = 1073741824     # all snapshots together; the oldest go first
+max_age_days = 7
+
 # ---- terminal -----------------------------------------------------------------------------
 [ui]
 show_reasoning = "dim"       # or "hide"

@@ -285,6 +285,21 @@ DESCRIPTIONS: dict[str, str] = {
         "How long Tab waits for the shell's completion (a programmable completion such as "
         "git's runs shell code); past it Tab offers nothing from the shell and typing goes on."
     ),
+    # ---- undo -----------------------------------------------------------------------------
+    "undo": (
+        "Snapshots of what an approved `unknown` or `destructive` command will touch, taken "
+        "right before it runs, so `:undo` can put it back (see safety.md)."
+    ),
+    "undo.enabled": "false: take no snapshots; the confirm prompt still shows the blast radius.",
+    "undo.max_snapshot_bytes": (
+        "Largest snapshot of one command's targets (reflinked where the filesystem can, else "
+        'copied). Above it the confirm prompt says "not undoable: 2.3 GB" before you answer.'
+    ),
+    "undo.max_total_bytes": (
+        "What all snapshots may hold together; the oldest go first. They live under "
+        "`~/.local/share/aish/snapshots` (`$XDG_DATA_HOME`)."
+    ),
+    "undo.max_age_days": "Snapshots older than this are removed.",
 }
 
 _HEADER = """\

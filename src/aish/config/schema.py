@@ -197,6 +197,17 @@ class McpConfig(BaseModel):
         return value
 
 
+class UndoConfig(BaseModel):
+    """Snapshots before approved commands, for `:undo`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    max_snapshot_bytes: int = Field(default=256 * 1024 * 1024, ge=0)
+    max_total_bytes: int = Field(default=1024 * 1024 * 1024, ge=0)
+    max_age_days: float = Field(default=7.0, gt=0)
+
+
 class UiConfig(BaseModel):
     """The terminal frontend."""
 
@@ -224,6 +235,7 @@ class AishConfig(BaseModel):
     context: ContextConfig = Field(default_factory=ContextConfig)
     cost: CostConfig = Field(default_factory=CostConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    undo: UndoConfig = Field(default_factory=UndoConfig)
     ui: UiConfig = Field(default_factory=UiConfig)
 
     @model_validator(mode="after")

@@ -61,6 +61,8 @@ class ShellFacts:
     pager_concerns: tuple[str, ...] = ()
     # Why every program the shell starts would run code it was not asked to (LD_PRELOAD …).
     exec_concerns: tuple[str, ...] = ()
+    # The shell's working directory: where a command's relative paths and globs land.
+    cwd: str = ""
 
 
 @dataclass(frozen=True)

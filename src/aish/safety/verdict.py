@@ -8,7 +8,7 @@ matters: a line takes the worst verdict of its parts.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Level = Literal["safe", "unknown", "destructive"]
@@ -18,10 +18,13 @@ _RANK: dict[Level, int] = {"safe": 0, "unknown": 1, "destructive": 2}
 
 @dataclass(frozen=True)
 class Verdict:
-    """`reasons` name every rule that raised the level (empty for `safe`)."""
+    """`reasons` name every rule that raised the level (empty for `safe`). `touches`: what
+    the action will touch, as the gate predicted it for the prompt (lines; not part of the
+    judgement, so not compared)."""
 
     level: Level
     reasons: tuple[str, ...] = ()
+    touches: tuple[str, ...] = field(default=(), compare=False)
 
 
 SAFE = Verdict("safe")

@@ -24,6 +24,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun
 
 if TYPE_CHECKING:
+    from aish.run.undo_recorder import UndoRecorder
     from aish.shell.results import CommandResult
     from aish.shell.session import ShellSession
 
@@ -67,6 +68,8 @@ class AgentShell:
     max_bytes: int = 16384
     # After the interrupt, how long a command may take to stop before it is killed.
     kill_grace_s: float = 2.0
+    # Snapshots what an approved command will touch, for `:undo` (None: undo is off).
+    undo: UndoRecorder | None = None
 
     def __post_init__(self) -> None:
         # What the gate judges each step against: this shell's live state.
@@ -121,13 +124,23 @@ class AgentShell:
         approved = gate.redeem(authorization)
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
-        return await self._execute(
-            approved.command_to_run,
-            approved.source,
-            approved.outcome != "auto",
-            timeout_s,
-            shown=approved.command,
-        )
+        snapshot, notice = None, ""
+        if self.undo is not None:
+            snapshot, notice = self.undo.before(approved.radius, approved.command)
+        try:
+            run = await self._execute(
+                approved.command_to_run,
+                approved.source,
+                approved.outcome != "auto",
+                timeout_s,
+                shown=approved.command,
+            )
+        finally:
+            if self.undo is not None:
+                self.undo.after(snapshot)
+        if notice:  # the user (and the model) learn it cannot be taken back
+            run = replace(run, notice=f"{run.notice}; {notice}" if run.notice else notice)
+        return run
 
     async def _execute(
         self,

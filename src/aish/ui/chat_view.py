@@ -270,6 +270,9 @@ class ChatView:
         """The gate's verdict above the question; destructive in red."""
         self.end_line()
         self._write(verdict_line(verdict) + "\n", style=_LEVEL_STYLES.get(verdict.level, "dim"))
+        # What it will touch and whether :undo can take it back (the gate's blast radius).
+        for line in verdict.touches:
+            self._write(f"    {visible(line)}\n", style="dim")
 
     async def edit_command(self, command: str) -> str | None:
         from prompt_toolkit import PromptSession

@@ -4,7 +4,8 @@ Text: the model's streamed text and the run's banner, step lines, command frames
 and summary (drawn by `norris_view`, as in the REPL) on stdout, coloured only on a terminal
 without `NO_COLOR`; aish's own notices as `[aish] …` lines and failures as `aish: …` on
 stderr. `--json`: one object per event and line on stdout, `{"type": "<name>", …fields}`,
-ending with `norris_end` (which carries `pending_action`); nothing else goes to stdout.
+ending with `norris_end` (which carries `pending_action`, and `snapshots`: what the run
+snapshotted before its commands, for `:undo <id>`); nothing else goes to stdout.
 The model's own text never drives a terminal: shown as `^[` on one, its control sequences
 taken out in a pipe or file unless `--raw` asks for the bytes as sent (`visible_text`).
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
 
@@ -50,6 +51,8 @@ from aish.ui.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from aish.run.snapshots import Snapshot
 
 # The names of `--json` events: those `aish ask` also prints share its names.
 JSON_EVENTS: dict[type, str] = {
@@ -121,6 +124,8 @@ class GoalPrinter:
         self._consoles: dict[int, Console] = {}
         # Told about every model call's usage (the run's ledger); None: nobody.
         self.on_usage: Callable[[UsageRecorded], None] | None = None
+        # The snapshots the run took before its commands (for `norris_end`'s `snapshots`).
+        self.snapshots: Sequence[Snapshot] = ()
 
     # ---- the frontend ------------------------------------------------------------------------
 
@@ -242,6 +247,8 @@ class GoalPrinter:
 
     def _render_json(self, event: AgentEvent) -> None:
         payload = {"type": json_name(event), **asdict(event)}
+        if isinstance(event, NorrisEnded):
+            payload["snapshots"] = [snapshot_payload(snapshot) for snapshot in self.snapshots]
         self._out.write(json_line(payload) + "\n")
         self._out.flush()
         if isinstance(event, RequestFailed):
@@ -276,3 +283,14 @@ class GoalPrinter:
         if level == "destructive":
             return "not run: nothing that may change or delete something runs unattended"
         return "not run: it needs a person's approval"
+
+
+def snapshot_payload(snapshot: Snapshot) -> dict[str, object]:
+    """One snapshot as `--json` lists it: `:undo <id>` in a REPL takes it back."""
+    return {
+        "id": snapshot.id,
+        "command": snapshot.label,
+        "cwd": snapshot.cwd,
+        "bytes": snapshot.bytes,
+        "paths": list(snapshot.paths),
+    }

@@ -27,6 +27,7 @@ from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
 from aish.conversation.tokens import TokenCounter
+from aish.run.undo_recorder import UndoRecorder
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.prompt_facts import prompt_facts
@@ -96,6 +97,9 @@ async def run_goal(
             on_notice=lambda text: printer.render(Status(text)),
         )
         agent_shell = shell
+        shell.undo = UndoRecorder.from_config(config.undo)
+        if shell.undo is not None:
+            printer.snapshots = shell.undo.taken  # the same list, filled as the run goes
         run = NorrisRun(
             options.goal,
             Conversation(render_system_prompt(prompt_facts(config))),

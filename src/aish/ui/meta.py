@@ -16,6 +16,7 @@ from aish.conversation.context import Conversation
 from aish.ui.cost_meta import cost, secrets
 from aish.ui.memory_meta import memory, remember
 from aish.ui.trust_meta import config_command, trust
+from aish.ui.undo_meta import undo
 from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -442,6 +443,9 @@ COMMANDS: dict[str, MetaCommand] = {
             "judge a command without running it, or list the rules",
             _safety,
             paged=True,
+        ),
+        MetaCommand(
+            "undo", "undo [list|<n>]", "put back what the last approved command changed", undo
         ),
     )
 }

@@ -208,7 +208,10 @@ def _halt(event: Halt, width: int) -> list[Piece]:
     reason = f"reason: [{_one_line(event.level)}] {reasons}".rstrip()
     first, *more = visible(event.action).split("\n")
     action = "".join([f"action: {first}", *(f"\n        {line}" for line in more)])
-    return [(banner + "\n", "bold red"), (f"{reason}\n{action}\n", "red")]
+    pieces = [(banner + "\n", "bold red"), (f"{reason}\n{action}\n", "red")]
+    # What it will touch and whether :undo can take it back (the gate's blast radius).
+    pieces += [(f"  {_one_line(line)}\n", "dim") for line in event.touches]
+    return pieces
 
 
 def _ended(event: NorrisEnded) -> list[Piece]:

@@ -25,6 +25,7 @@ from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
+from aish.run.undo_recorder import UndoRecorder
 from aish.ui.chat_view import ChatView, discard_typeahead
 from aish.ui.line_continuation import InputAbandoned
 from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.run.snapshots import SnapshotStore
     from aish.safety.bash_continuation import Unfinished
     from aish.safety.user_rules import UserRules
     from aish.shell.session import ShellSession
@@ -86,7 +88,11 @@ class Repl:
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
         self._shell_task: asyncio.Task[ShellSession] | None = None
         self._commands = ShellCommands(
-            self._shell, self._view, loaded.config.context, self._after_command
+            self._shell,
+            self._view,
+            loaded.config.context,
+            self._after_command,
+            UndoRecorder.from_config(loaded.config.undo),
         )
         self._known: KnownCommands | None = None
         self._extra_names: frozenset[str] = frozenset()
@@ -277,6 +283,7 @@ class Repl:
                 max_bytes=config.context.output_max_bytes,
                 on_notice=self._view.status,
             )
+            agent.undo = self._commands.undo  # one :undo history for chat and Norris
             try:
                 run = NorrisRun(
                     goal,
@@ -359,6 +366,11 @@ class Repl:
     async def run_authorized(self, authorization: gate.Authorization) -> CommandRun:
         """Run what the gate authorized; anything else is refused (`gate.Unauthorized`)."""
         return await self._commands.run_authorized(authorization)
+
+    def undo_store(self) -> SnapshotStore | None:
+        """Where `:undo` finds the snapshots (None: undo is off)."""
+        undo = self._commands.undo
+        return None if undo is None else undo.store
 
     def safety_rules(self) -> UserRules:
         """The user's own safety rules, for `:safety check` and `:safety rules`."""

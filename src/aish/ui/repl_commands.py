@@ -27,6 +27,7 @@ from aish.ui.line_start import TAIL_BYTES, at_line_start
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
+    from aish.run.undo_recorder import UndoRecorder
     from aish.shell.session import ShellSession
     from aish.ui.chat_view import ChatView
 
@@ -45,8 +46,11 @@ class ShellCommands:
         view: ChatView,
         context: ContextConfig,
         after: AfterRun,
+        undo: UndoRecorder | None = None,
     ) -> None:
         self._shell = shell
+        # Snapshots what an approved command will touch, for `:undo` (None: undo is off).
+        self.undo = undo
         self._view = view
         self._context = context
         self._after = after
@@ -83,12 +87,21 @@ class ShellCommands:
         approved = gate.redeem(authorization)
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
-        return await self._execute(
-            approved.command_to_run,
-            approved.source,
-            asked=approved.outcome != "auto",
-            shown=approved.command,
-        )
+        snapshot = None
+        if self.undo is not None:
+            snapshot, notice = self.undo.before(approved.radius, approved.command)
+            if notice:
+                self._view.status(notice)
+        try:
+            return await self._execute(
+                approved.command_to_run,
+                approved.source,
+                asked=approved.outcome != "auto",
+                shown=approved.command,
+            )
+        finally:
+            if self.undo is not None and snapshot is not None:
+                self._view.status(self.undo.after(snapshot))
 
     async def _execute(
         self,
