@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aish.agent import gate
 from aish.conversation.context import CommandRun
 from aish.ui.agent_shell import as_command_run
+from aish.ui.clean_slate import OutputModes, clean_slate
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
@@ -51,6 +52,8 @@ class ShellCommands:
         self._after = after
         self.last_status = 0
         self._output_ends_line = True
+        self._output_since_clean = False  # program output since the terminal was cleaned
+        self._modes = OutputModes()
 
     def use_context(self, context: ContextConfig) -> None:
         """A reloaded config's output limits, for the commands that run from now on."""
@@ -93,6 +96,7 @@ class ShellCommands:
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
             )
+        self.end_partial_output_line()  # before the notice, the verdict or the prompt
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
             self._view.status(result.notice)
@@ -106,13 +110,25 @@ class ShellCommands:
         """A command's (or a background job's) output, verbatim."""
         if data:
             write_raw(data)
+            self._modes.feed(data)
             self._output_ends_line = data.endswith(b"\n")
+            self._output_since_clean = True
 
     def end_partial_output_line(self) -> None:
-        # `printf abc` leaves the cursor mid-line; the prompt would be drawn over it.
-        if not self._output_ends_line:
-            write_raw(b"\n")
-            self._output_ends_line = True
+        """After a program's output, before aish writes: undo what it left the terminal in
+        (hidden text, colours, a scroll region …, see `clean_slate`) and end its open line
+        (`printf abc` leaves the cursor mid-line; the prompt would be drawn over it)."""
+        if not self._output_since_clean:
+            return
+        write_raw(
+            clean_slate(
+                line_open=not self._output_ends_line,
+                alternate_screen=self._modes.alternate_screen,
+            )
+        )
+        self._modes.reset()
+        self._output_ends_line = True
+        self._output_since_clean = False
 
 
 async def start_shell(
