@@ -513,8 +513,10 @@ def _run_memory(args: argparse.Namespace) -> int:
             print(f"aish: cannot write {args.file}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_FAILED
         return EXIT_OK
+    from aish.ui.visible_text import visible
+
     for number, reason in parsed.errors:
-        print(f"aish: line {number}: {reason}", file=sys.stderr)
+        print(f"aish: line {number}: {visible(reason)}", file=sys.stderr)
     renumbered = " (new ids: the store already had items)" if report.renumbered else ""
     items = "item" if report.imported == 1 else "items"
     print(f"imported {report.imported} {items}, {report.forgotten} forgotten{renumbered}")

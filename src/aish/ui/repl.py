@@ -33,6 +33,7 @@ from aish.ui.repl_mcp import ReplMcp
 from aish.ui.repl_memory import ReplMemory
 from aish.ui.repl_models import ReplModels
 from aish.ui.spending import SessionSpending
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -396,7 +397,11 @@ class Repl:
             show()
 
     def _show_background(self, data: bytes) -> None:
-        self._above_prompt(lambda: self._commands.write_output(data))
+        def show() -> None:
+            self._commands.write_output(data)
+            self._commands.end_partial_output_line()  # the prompt is drawn again below it
+
+        self._above_prompt(show)
 
     def _show_notice(self, text: str) -> None:
         self._above_prompt(lambda: self._view.status(text))
@@ -572,7 +577,7 @@ class Repl:
         self._models.use_config(config)
         self._commands.use_context(config.context)
         self._memory.use_config(config)
-        lines = [f"aish: {warning}" for warning in loaded.warnings]
+        lines = [f"aish: {visible(warning)}" for warning in loaded.warnings]
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")
         if self._model not in config.models and config.models:
@@ -620,8 +625,10 @@ class Repl:
         return os.getcwd()
 
     def say(self, text: str) -> None:
+        # Meta commands quote what files, servers and the store hold: escaped here as well,
+        # whatever a command forgot (escaping twice changes nothing).
         self._view.end_line()
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(visible(text) + "\n")
         sys.stdout.flush()
 
     def quit(self) -> None:
