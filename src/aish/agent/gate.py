@@ -363,9 +363,10 @@ def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) ->
     # A classifier bug must stop the action, not let it through.
     if isinstance(action, ProposedToolCall):
         from aish.safety.tool_calls import classify_tool_call
+        from aish.safety.unseen_chars import hidden_characters_reason
 
         try:
-            return classify_tool_call(
+            verdict = classify_tool_call(
                 action.server,
                 action.tool,
                 _arguments_with_values(action.arguments),
@@ -375,6 +376,9 @@ def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) ->
             )
         except Exception as error:
             return Verdict("destructive", (f"the tool-call classifier failed: {error!r}",))
+        # As for a command line (the classifier's own check): shown is not what is sent.
+        hidden = hidden_characters_reason(action.text)
+        return verdict if hidden is None else worst([Verdict("destructive", (hidden,)), verdict])
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:

@@ -42,6 +42,7 @@ from aish.safety.shell_state import (
     evaluates_text,
     harmless_for_one_command,
 )
+from aish.safety.unseen_chars import hidden_characters_reason
 from aish.safety.user_rules import UserRules
 from aish.safety.value_options import (
     GLOBAL_FLAGS,
@@ -102,10 +103,15 @@ def classify(
     if len(command) > MAX_CHARS:
         return Verdict("unknown", (f"too long to judge ({len(command)} characters)",))
     rules = user_rules or _NO_RULES
+    # A bidi override or a zero-width space makes the line shown differ from the line run:
+    # never `safe`, and never cleared by a second opinion or an allow rule (it halts Norris).
+    hidden = hidden_characters_reason(command)
     try:
         if len(command) <= _CACHED_CHARS:
-            return _classify_cached(command, rules, facts)
-        return _classify_line(command, rules, facts)
+            verdict = _classify_cached(command, rules, facts)
+        else:
+            verdict = _classify_line(command, rules, facts)
+        return verdict if hidden is None else worst([Verdict("destructive", (hidden,)), verdict])
     except (RecursionError, _TooComplex):
         return Verdict("unknown", ("nested too deeply or too complex to judge",))
     except Exception as error:  # a bug here must fail closed, never open

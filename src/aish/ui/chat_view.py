@@ -102,7 +102,7 @@ class ChatView:
             self.status(f"{event.reason}; retrying in {event.wait_s:.1f}s")
         elif isinstance(event, RequestFailed):
             self.end_line()
-            self._write(f"aish: {event.message}\n", style="red")
+            self._write(f"aish: {visible(event.message)}\n", style="red")
         elif isinstance(event, Status):
             self.status(event.text)
         elif isinstance(event, UsageRecorded):
@@ -198,7 +198,8 @@ class ChatView:
         discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
-            typed = await session.prompt_async(question, handle_sigint=False)
+            # A question may quote what it asks about (a command, a file's settings).
+            typed = await session.prompt_async(visible(question), handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
         if typed == cancel:

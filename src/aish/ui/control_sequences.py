@@ -3,8 +3,9 @@
 `aish ask … | cat` ends on a terminal all the same, so model text written to a pipe must not
 carry what drives one: CSI sequences (cursor, colour, queries), OSC/DCS/APC/PM/SOS strings
 (window title, clipboard writes, hyperlinks), C1 controls, lone ESCs and C0 controls other
-than newline and tab. On a terminal aish shows such bytes as `^[` (`visible_text`); in a pipe a
-reader wants the text, so here the whole sequence goes and every other character stays exact.
+than newline and tab (`aish.safety.unseen_chars` says which). On a terminal aish shows such
+bytes as `^[` (`visible_text`); in a pipe a reader wants the text, so here the whole sequence
+goes and every other character stays exact.
 
 `ControlStripper` is incremental: a reply streams in pieces split anywhere, including inside a
 sequence, and the result does not depend on where. A string that is never terminated ends at
@@ -14,8 +15,9 @@ a reply. Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from enum import Enum, auto
+
+from aish.safety.unseen_chars import CONTROL
 
 __all__ = ["ControlStripper", "strip_controls"]
 
@@ -26,8 +28,9 @@ _C1_CSI = "\x9b"
 _C1_ST = "\x9c"
 _C1_STRINGS = "\x90\x98\x9d\x9e\x9f"  # DCS, SOS, OSC, PM, APC
 _ESC_STRINGS = "]PX^_"  # the 7-bit spellings of the same five
-# What can never reach the output: C0 but newline and tab, DEL, C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What can never reach the output: C0 but newline and tab, DEL, C1 (defined once, with the
+# invisible characters that are kept here: in a pipe they are text a reader may need).
+_CONTROL = CONTROL
 
 
 class _State(Enum):

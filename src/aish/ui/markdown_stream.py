@@ -10,22 +10,27 @@ takes their place. Only that block is ever redrawn, so the work stays proportion
 reply's length. A block that grows taller than the screen could no longer be reached by moving
 the cursor up: it stays raw and is left alone.
 
-The caller passes text already made `visible`. Importing this module imports rich: the REPL
-imports it when the first reply arrives.
+The caller passes text already made `visible`; a character reference that would decode to an
+unseen character (`&#x202E;`) is made visible too before the block is parsed. Importing this
+module imports rich: the REPL imports it when the first reply arrives.
 """
 
 from __future__ import annotations
 
 import copy
 import io
+import re
 import shutil
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from rich.cells import cell_len
 from rich.segment import Segment
 
+from aish.safety.unseen_chars import UNSEEN
 from aish.ui.ansi_render import AnsiRenderer
 from aish.ui.markdown_blocks import Block, BlockSplitter
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -144,6 +149,7 @@ class MarkdownStream:
             return ""
         if block.kind == "code":
             return ansi.code(block.text, block.lang)
+        block = replace(block, text=without_hidden_references(block.text))
         drawn = ansi.markdown(block.text, block.kind)
         return drawn if drawn is not None else self._rich(block, ansi)
 
@@ -271,6 +277,25 @@ class _Rows:
 
 def _erase(rows: int) -> str:
     return ("\r" + (f"\x1b[{rows}F" if rows else "")) + _CLEAR_BELOW
+
+
+# A character reference as markdown decodes one: `&#x202E;`, `&#8203;`, `&zwnj;`.
+_REFERENCE = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def without_hidden_references(source: str) -> str:
+    """`source` with every character reference that decodes to an unseen character (a bidi
+    override, a zero-width space) replaced by that character made `visible`: the text was
+    escaped before it was parsed, and the parser must not bring such a character back."""
+    if "&" not in source:
+        return source
+    import html
+
+    def shown(match: re.Match[str]) -> str:
+        decoded = html.unescape(match.group())
+        return visible(decoded) if UNSEEN.search(decoded) else match.group()
+
+    return _REFERENCE.sub(shown, source)
 
 
 def _shown(text: str) -> str:

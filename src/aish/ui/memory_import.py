@@ -8,7 +8,6 @@ passes `--yes`, which shows the same listing and adds without asking.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
@@ -23,16 +22,11 @@ NEEDS_YES = (
     "aish: memory import asks before it adds anything: pass --yes to import without a terminal"
 )
 
-# INTERIM (issue 19, item 1): one escaping rule for all foreign text is being written in a ui
-# module of its own; switch `_foreign` to it when it lands. Until then: `visible` (controls
-# as ^X), plus what it lets through that would still mislead here — a line break or tab
-# (a fake summary line) and bidi or zero-width characters (text shown out of order, or hidden).
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-
 
 def _foreign(text: str) -> str:
-    shown = visible(text).replace("\n", "^J").replace("\t", "^I")
-    return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", shown)
+    """`visible` (controls, bidi and zero-width characters shown), and one item per line: a
+    line break or tab inside an item is shown too, so it cannot fake a summary line."""
+    return visible(text).replace("\n", "^J").replace("\t", "^I")
 
 
 def _when(ts: float) -> str:

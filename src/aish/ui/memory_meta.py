@@ -119,7 +119,8 @@ async def _memory(repl: ReplContext, mem: KeepsMemory, verb: str, rest: str) -> 
             say("nothing forgotten")
     elif verb == "inject" and not rest:
         block = mem.memory_block(force=True)
-        say(block + "\n(told with your next message)" if block else "nothing to inject")
+        shown = visible(block)  # the items as stored: an imported one may carry escapes
+        say(shown + "\n(told with your next message)" if block else "nothing to inject")
     elif verb == "summarize" and not rest:
         await _summarize(repl, mem, store)
     else:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.project import describe_project, digest_of, is_sensitive_line
 from aish.store.errors import StoreError
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config.project import TrustLookup
@@ -66,7 +67,7 @@ def trust_file(store: Store, path: Path) -> TrustOutcome:
     try:
         described = describe_project(path, data)
     except ValueError as exc:
-        return TrustOutcome([f"{path}: {exc}; not trusted (fix it, then :trust)"])
+        return TrustOutcome([visible(f"{path}: {exc}; not trusted (fix it, then :trust)")])
     digest = digest_of(data)
     try:
         if store.project_trust(path) == digest:
@@ -74,7 +75,9 @@ def trust_file(store: Store, path: Path) -> TrustOutcome:
         store.trust_project(path, digest)
     except StoreError as error:
         return TrustOutcome([f"cannot record trust: {error}"])
-    lines = [f"{path} sets:", *described] if described else [f"{path} sets nothing"]
+    # Keys, values and the path are the file's own words: shown, never obeyed.
+    described = [visible(line) for line in described]
+    lines = [f"{visible(str(path))} sets:", *described] if described else [f"{path} sets nothing"]
     if any(is_sensitive_line(line) for line in described):
         lines.append(SENSITIVE_NOTE)
     lines.append(f"trusted {path} (sha256 {digest[:12]}…); an edit needs :trust again")

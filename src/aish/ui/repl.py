@@ -36,6 +36,7 @@ from aish.ui.repl_mcp import ReplMcp
 from aish.ui.repl_memory import ReplMemory
 from aish.ui.repl_models import ReplModels
 from aish.ui.spending import SessionSpending
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -467,7 +468,11 @@ class Repl:
             show()
 
     def _show_background(self, data: bytes) -> None:
-        self._above_prompt(lambda: self._commands.write_output(data))
+        def show() -> None:
+            self._commands.write_output(data)
+            self._commands.end_partial_output_line()  # the prompt is drawn again below it
+
+        self._above_prompt(show)
 
     def _show_notice(self, text: str) -> None:
         self._above_prompt(lambda: self._view.status(text))
@@ -686,7 +691,7 @@ class Repl:
         self._memory.use_config(config)
         if self._live_completion is not None:
             self._live_completion.timeout_s = config.ui.completion_timeout_s
-        lines = [f"aish: {warning}" for warning in loaded.warnings]
+        lines = [f"aish: {visible(warning)}" for warning in loaded.warnings]
         if config.mcp != old.mcp:
             lines.append("aish: MCP server changes apply when aish starts again")
         if self._model not in config.models and config.models:
@@ -738,11 +743,13 @@ class Repl:
         return shell.cwd if shell is not None else os.getcwd()
 
     def say(self, text: str) -> None:
+        # Meta commands quote what files, servers and the store hold: escaped here as well,
+        # whatever a command forgot (escaping twice changes nothing).
         if self._listing is not None:
-            self._listing.append(text)
+            self._listing.append(visible(text))
             return
         self._view.end_line()
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(visible(text) + "\n")
         sys.stdout.flush()
 
     @contextlib.contextmanager

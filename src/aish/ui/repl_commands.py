@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aish.agent import gate
 from aish.conversation.context import CommandRun
 from aish.ui.agent_shell import as_command_run
+from aish.ui.clean_slate import OutputModes, clean_slate
 from aish.ui.line_start import TAIL_BYTES, at_line_start
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class ShellCommands:
         self.last_status = 0
         self._output_ends_line = True
         self._output_tail = b""  # the end of the output shown, to tell where the cursor is
+        self._output_since_clean = False  # program output since the terminal was cleaned
+        self._modes = OutputModes()
 
     def use_context(self, context: ContextConfig) -> None:
         """A reloaded config's output limits, for the commands that run from now on."""
@@ -125,6 +128,7 @@ class ShellCommands:
                 # What the model proposed is not the user's history (bash's own file).
                 private=source == "model",
             )
+        self.end_partial_output_line()  # before the notice, the verdict or the prompt
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
             self._view.status(result.notice)
@@ -138,15 +142,28 @@ class ShellCommands:
         """A command's (or a background job's) output, verbatim."""
         if data:
             write_raw(data)
+            self._modes.feed(data)
             self._output_tail = (self._output_tail + data)[-TAIL_BYTES:]
             self._output_ends_line = at_line_start(self._output_tail, self._output_ends_line)
+            self._output_since_clean = True
 
     def end_partial_output_line(self) -> None:
-        # `printf abc` leaves the cursor mid-line; the prompt would be drawn over it.
-        if not self._output_ends_line:
-            write_raw(b"\n")
-            self._output_ends_line = True
+        """After a program's output, before aish writes: undo what it left the terminal in
+        (hidden text, colours, a scroll region …, see `clean_slate`) and end its open line
+        (`printf abc` leaves the cursor mid-line; the prompt would be drawn over it; a
+        full-screen program that left its screen leaves the cursor at a line start)."""
+        if not self._output_since_clean:
+            return
+        write_raw(
+            clean_slate(
+                line_open=not self._output_ends_line,
+                alternate_screen=self._modes.alternate_screen,
+            )
+        )
+        self._modes.reset()
         self._output_tail = b""
+        self._output_ends_line = True
+        self._output_since_clean = False
 
 
 async def start_shell(

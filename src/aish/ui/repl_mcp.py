@@ -32,8 +32,7 @@ _NOTICE_EVERY_S = 0.5
 _HELD = "asks before every call until you approve one"
 _DESCRIPTION_SHOWN = 160
 
-# INTERIM (issue 19, item 1): a server's names and descriptions are foreign text; switch to the
-# one escaping rule for foreign text when its ui module lands.
+# A server's names and descriptions are foreign text: shown through the one escaping rule.
 _foreign = visible
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aish.config.project import PROJECT_FILE_NAME, find_project_file
+from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
@@ -64,7 +65,7 @@ async def trust(repl: ReplContext, args: str) -> None:
         return
     store = repl.trust_store()
     outcome = revoke_file(store, path) if verb else trust_file(store, path)
-    repl.say("\n".join(outcome.lines))
+    repl.say("\n".join(visible(line) for line in outcome.lines))
     if outcome.changed:
         repl.say(_reload(repl, Path(os.path.abspath(path)), trusted=not verb))
 
@@ -77,7 +78,7 @@ def _reload(repl: TrustsProjects, path: Path, *, trusted: bool) -> str:
         result = "config reloaded: it applies now" if applies else "config reloaded"
     else:
         result = "config reloaded without it"
-    return "\n".join(line for line in (notes, result) if line)
+    return "\n".join(visible(line) for line in (notes, result) if line)
 
 
 async def config_command(repl: ReplContext, args: str) -> None:
@@ -95,6 +96,7 @@ async def config_command(repl: ReplContext, args: str) -> None:
     loaded = repl.loaded_config()
     lines = [line for line in config_sources_lines(loaded) if not prefix or line.startswith(prefix)]
     if not lines:
-        repl.say(f"no config key starts with {prefix}")
+        repl.say(f"no config key starts with {visible(prefix)}")
         return
-    repl.say("\n".join([f"config ({PRECEDENCE}):", project_line(loaded), *lines]))
+    shown = [visible(line) for line in (project_line(loaded), *lines)]  # values from files
+    repl.say("\n".join([f"config ({PRECEDENCE}):", *shown]))

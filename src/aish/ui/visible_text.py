@@ -1,9 +1,19 @@
-"""Model text made safe to show on a terminal.
+"""Text aish did not write, made safe to show on a terminal: the one escaping rule.
 
-A reply must not drive the terminal: escape sequences could hide text, retitle the window or
-write the clipboard, and a carriage return could make one line look like another. Every view
-that shows model text passes it through `visible`: control characters other than newline and
-tab are shown as `^X` (ESC as `^[`).
+Model replies, command lines, file contents, config keys, values and warnings, memory items,
+tool names and results: none of them may drive the terminal (an escape sequence could hide
+text, move the cursor over aish's own lines, retitle the window or write the clipboard) or
+look other than it is (a bidi override reverses what follows it, a zero-width space hides
+between letters). Every view that shows such text passes it through `visible`:
+
+- control characters other than newline and tab as carets: ESC as `^[`, CR as `^M`, DEL as
+  `^?`; C1 controls as `\\x9b`;
+- invisible characters by code point: `<U+202E>`, `<U+200B>`;
+- bytes that were not UTF-8 (kept as lone surrogates) as `\\xff`.
+
+What counts as either kind is defined once, in `aish.safety.unseen_chars` (the classifier
+needs the same set). `visible` is idempotent: what it returns has nothing left to escape, so a
+view may apply it to text an inner view already escaped.
 
 Text bound for a pipe or a file ends on a terminal all the same (`aish ask … | cat`), but its
 reader wants the text rather than carets: there the control sequences are taken out whole
@@ -13,20 +23,24 @@ makes that choice for one output stream.
 
 from __future__ import annotations
 
-import re
-
+from aish.safety.unseen_chars import UNSEEN, is_control
 from aish.ui.control_sequences import ControlStripper, strip_controls
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+__all__ = ["ShownText", "visible"]
 
 
 def visible(text: str) -> str:
-    return _CONTROL.sub(lambda m: _caret(m.group()), text)
+    """`text` with every unseen character shown as what it is (see the module docstring)."""
+    return UNSEEN.sub(lambda m: _shown(m.group()), text)
 
 
-def _caret(char: str) -> str:
+def _shown(char: str) -> str:
     code = ord(char)
-    return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\x{code:02x}")
+    if is_control(char):
+        return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\x{code:02x}")
+    if 0xDC80 <= code <= 0xDCFF:  # a byte `surrogateescape` kept
+        return f"\\x{code - 0xDC00:02x}"
+    return f"<U+{code:04X}>"
 
 
 class ShownText:
