@@ -194,12 +194,12 @@ def test_memory_import_reports(tmp_path: Path, xdg_home: Path) -> None:
     bad = tmp_path / "memory.jsonl"
     bad.write_text(f'{{"kind": "fact{PAYLOAD}", "content": 1}}\nnot json {PAYLOAD}\n')
     done = subprocess.run(
-        [sys.executable, "-m", "aish", "memory", "import", str(bad)],
+        [sys.executable, "-m", "aish", "memory", "import", "--yes", str(bad)],
         capture_output=True,
         text=True,
         env=dict(os.environ),
         timeout=60,
     )
-    assert "line 2" in done.stderr
+    assert "line 2" in done.stdout + done.stderr
     # What it says of a bad line quotes none of it; whatever it says does no harm.
     assert_shown_harmlessly(done.stdout + done.stderr, "aish memory import", quoted=False)
