@@ -359,7 +359,7 @@ def test_trust_shows_what_the_file_sets_asks_then_applies_it(repo: Path, store: 
     assert "! safety.confirm_cmd = false  (widens what runs: confirm setting)" in marked
     assert lines[11] == "  context.max_turns = 7"
     assert lines[12].startswith("lines marked ! widen what runs")
-    assert lines[13] == f"Trust {path} as shown, with its 10 marked settings? [y/N] "
+    assert lines[13] == "Trust this file as shown, with its 10 marked settings? [y/N] "
     assert lines[14].startswith(f"trusted {path} (sha256 {digest[:12]}")
     assert lines[-1] == "config reloaded: it applies now"
     assert repl.reloads == 1 and repl.loaded.project_trusted
@@ -375,7 +375,7 @@ def test_anything_but_y_records_nothing(repo: Path, store: Store, answer: str | 
     repl = TrustRepl(store, repo)
     repl.answers = [answer]
     said = _run(trust, repl).splitlines()
-    assert said[-2].startswith(f"Trust {path} as shown")
+    assert said[-2].startswith("Trust this file as shown")
     assert said[-1] == "not trusted: nothing recorded"
     assert store.project_trust(path) is None
     assert repl.reloads == 0 and not repl.loaded.project_trusted

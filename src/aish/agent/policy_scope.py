@@ -29,7 +29,7 @@ __all__ = ["DirectoryPolicies", "may_change_directory"]
 # `cd`, `pushd`, `popd` as words anywhere (also inside `bash -c '…'`), and the options that run
 # a program somewhere else: `make -C`, `git -C`, `env --chdir`, `tar --directory`, `git --git-dir`.
 _CHANGES_DIRECTORY: Final = re.compile(
-    r"(?<![\w.-])(?:cd|pushd|popd|chdir)(?![\w.-])"
+    r"(?<![\w./-])(?:cd|pushd|popd|chdir)(?![\w./-])"
     r"|(?<![\w-])(?:-C|--chdir|--directory|--git-dir|--work-tree)(?![\w-])"
 )
 

@@ -54,7 +54,7 @@ def trust_question(review: Review) -> str:
     """`[y/N]`: anything but `y` records nothing. The count is repeated next to the question
     so a listing too long for the screen cannot scroll the marked lines out of mind."""
     marked = f", with its {review.marked} marked setting{'s' * (review.marked != 1)}"
-    return f"Trust {foreign(str(review.path))} as shown{marked if review.marked else ''}? [y/N] "
+    return f"Trust this file as shown{marked if review.marked else ''}? [y/N] "
 
 
 def short_path(path: Path, home: Path | None) -> str:
