@@ -9,7 +9,7 @@ import pytest
 
 from aish.agent.policy_scope import may_change_directory
 from aish.config.project_scope import ProjectState
-from aish.ui.project_review import foreign, project_notice, short_path
+from aish.ui.project_review import change_lines, foreign, project_notice, short_path
 
 HOME = Path("/home/u")
 A = ProjectState(HOME / "A" / ".aish.toml", "a" * 64, trusted=True, recorded=True)
@@ -66,6 +66,20 @@ def test_the_notice_names_the_active_file(state: ProjectState, notice: str) -> N
 def test_leaving_an_untrusted_file_for_none_says_only_none() -> None:
     untrusted = ProjectState(HOME / "B" / ".aish.toml", "b" * 64)
     assert project_notice(ProjectState(), untrusted, HOME) == "project config: none here"
+
+
+def test_a_change_says_the_notice_then_only_new_warnings_escaped() -> None:
+    b = ProjectState(HOME / "B" / ".aish.toml", "b" * 64, trusted=True, recorded=True)
+    warnings = [
+        "config.toml:3: key x: unknown key",  # the user file's, said at start already
+        f'{b.path}:2: key "\x1b[2K": unknown key',  # B's own, new
+        f"project config {b.path} is not trusted: :trust to review it",  # the notice says it
+    ]
+    said = {"config.toml:3: key x: unknown key"}
+    assert change_lines(b, A, warnings, said, HOME) == [
+        "project config: ~/B/.aish.toml (trusted)",
+        f'{b.path}:2: key "^[[2K": unknown key',
+    ]
 
 
 @pytest.mark.parametrize(

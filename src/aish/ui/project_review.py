@@ -82,3 +82,17 @@ def project_notice(state: ProjectState, before: ProjectState, home: Path | None)
     if state.recorded:
         return f"project config: {where} (changed since you trusted it: :trust to review)"
     return f"project config: {where} (not trusted: :trust to review)"
+
+
+def change_lines(
+    state: ProjectState,
+    before: ProjectState,
+    warnings: list[str],
+    said: set[str],
+    home: Path | None,
+) -> list[str]:
+    """What to say when the shell's directory came under another project file: the notice,
+    then the new config's warnings not `said` already (the notice covers the file's trust)."""
+    own = (f"project config {state.path} ", f"{state.path}: cannot read")
+    fresh = [w for w in warnings if w not in said and not (state.path and w.startswith(own))]
+    return [project_notice(state, before, home), *(foreign(w) for w in fresh)]

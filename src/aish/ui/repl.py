@@ -369,19 +369,14 @@ class Repl:
         if state == self._project:
             return
         from aish.config.project_scope import home_directory
-        from aish.ui.project_review import foreign, project_notice
+        from aish.ui.project_review import change_lines
 
         before, self._project = self._project, state
-        old_warnings = set(self._loaded.warnings)
+        said = set(self._loaded.warnings)
         notes = self._use_config(loaded)
-        self._view.status(project_notice(state, before, home_directory(os.environ)))
-        # What the new config says beyond what was said already (the notice covers trust).
-        project_notices = {f"project config {state.path} ", f"{state.path}: cannot read"}
-        for warning in loaded.warnings:
-            if warning not in old_warnings and not warning.startswith(tuple(project_notices)):
-                self._view.status(foreign(warning))
-        for note in notes:
-            self._view.status(foreign(note))
+        home = home_directory(os.environ)
+        for line in [*change_lines(state, before, loaded.warnings, said, home), *notes]:
+            self._view.status(line)
 
     async def _start_shell(self) -> ShellSession:
         return await start_shell(
