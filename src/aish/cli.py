@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from aish.agent.events import UsageRecorded
-    from aish.config import LoadedConfig
+    from aish.config import ConfigScope, LoadedConfig
     from aish.config.schema import AishConfig
     from aish.conversation.system_prompt import PromptFacts
     from aish.llm.types import ModelTarget
@@ -83,7 +83,7 @@ def _load(
 
 def _loader(
     args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
-) -> Callable[[str], LoadedConfig]:
+) -> Callable[[str | None], LoadedConfig]:
     """Loads the config as the command line says, for a cwd (the REPL reloads with it)."""
     from pathlib import Path
 
@@ -403,12 +403,23 @@ def _run_goal(args: argparse.Namespace) -> int:
     )
     try:
         # Ctrl-C cancels the run: it reports `aborted`, stops its command, closes its shell.
-        result = asyncio.run(run_goal(options, loaded.config, target, printer))
+        result = asyncio.run(
+            run_goal(options, loaded.config, target, printer, scope=_goal_scope(args))
+        )
     except KeyboardInterrupt:
         printer.close()
         return EXIT_INTERRUPTED
     printer.close()
     return _GOAL_EXITS.get(result.status, EXIT_FAILED)
+
+
+def _goal_scope(args: argparse.Namespace) -> ConfigScope:
+    """The config of each directory the run's shell visits: its gate follows the shell."""
+    import os
+
+    from aish.config.project_scope import ConfigScope, home_directory
+
+    return ConfigScope(_loader(args), _trust_on_demand, home_directory(os.environ))
 
 
 def _prompt_facts() -> PromptFacts:

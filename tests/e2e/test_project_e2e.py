@@ -32,10 +32,14 @@ def test_trust_config_and_context(
     aish = spawn_aish(aish_home, config=_config(server.url))
     terminals.append(aish)
     started = aish.wait_prompt()
-    assert "is not trusted: :trust to use it" in started
+    assert "is not trusted: :trust to review it" in started
     assert "context.max_turns = 40  (default)" in aish.run(":config context.max_turns")
-    trusted = aish.run(":trust")
-    assert "context.max_turns = 7" in trusted and "config reloaded" in trusted
+    aish.type_line(":trust")
+    listing = aish.expect(r"\[y/N\]")
+    assert "context.max_turns = 7" in listing
+    aish.child.send("y")
+    trusted = aish.wait_prompt()
+    assert "config reloaded: it applies now" in trusted
     shown = aish.run(":config context.max_turns")
     assert "context.max_turns = 7  (project file" in shown
 

@@ -397,7 +397,7 @@ def test_a_projects_file_applies_to_aish_ask_only_once_trusted(
 
     untrusted = ask()
     assert untrusted.stdout == "from a\n"
-    assert "is not trusted: :trust to use it" in untrusted.stderr
+    assert "is not trusted: :trust to review it" in untrusted.stderr
     with Store.open() as store:
         store.trust_project(
             project / ".aish.toml", digest_of((project / ".aish.toml").read_bytes())

@@ -17,7 +17,7 @@ from aish.config import load_config
 from aish.config.bounded_read import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from aish.config.project import digest_of
 from aish.store import Store
-from aish.ui.project_trust import trust_file
+from aish.ui.project_trust import TrustOutcome, review_file
 
 AISH = [sys.executable, "-m", "aish"]
 
@@ -105,7 +105,8 @@ def test_a_huge_project_file_is_ignored_even_if_trusted(tmp_path: Path) -> None:
 def test_trust_refuses_a_huge_project_file(tmp_path: Path) -> None:
     big = _sparse(tmp_path / ".aish.toml", 3 << 30)
     with Store.open(tmp_path / "aish.db") as store:
-        outcome = trust_file(store, big)
+        outcome = review_file(store, big)
+        assert isinstance(outcome, TrustOutcome)
         assert outcome.lines == [f"{big}: too large (3 GiB, the limit is 1 MiB); not trusted"]
         assert not outcome.changed and store.project_trust(big) is None
 

@@ -91,6 +91,9 @@ class ChatTurn:
     run_authorized: AuthorizedRunner
     log: TurnLog
     policy: gate.Policy = field(default_factory=lambda: gate.Policy("interactive"))
+    # When given, asked for each action instead of `policy`: the config of the directory the
+    # user's shell is in at that moment (an earlier command of the reply may have `cd`-ed).
+    policy_source: gate.PolicySource | None = None
     # One per session (it caches answers); None: no second opinion at all.
     second_opinion: SecondOpinion | None = None
     # The MCP tools and their executor; without both no tools are offered.
@@ -184,7 +187,7 @@ class ChatTurn:
             cwd or ".",
             self.frontend,
             self.frontend,
-            self.policy,
+            self._policy_for(gate.ProposedCommand("git apply")),
             self.run_authorized,
             self.log,
         )
@@ -210,7 +213,7 @@ class ChatTurn:
         action = gate.ProposedCommand(command) if isinstance(command, str) else command
         authorization = await gate.authorize(
             action,
-            self.policy,
+            self._policy_for(action),
             confirmer=self.frontend,
             describe=self.describe,
             judge=self._judge if self.second_opinion is not None else None,
@@ -218,6 +221,9 @@ class ChatTurn:
         )
         self.log("decision", gate.decision_payload(authorization))
         return authorization
+
+    def _policy_for(self, action: gate.Action) -> gate.Policy:
+        return self.policy if self.policy_source is None else self.policy_source(action)
 
     # ---- the tool sub-loop -------------------------------------------------------------------
 

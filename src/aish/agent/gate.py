@@ -73,6 +73,7 @@ __all__ = [
     "Mode",
     "Outcome",
     "Policy",
+    "PolicySource",
     "ProposedCommand",
     "ProposedToolCall",
     "Unauthorized",
@@ -175,6 +176,10 @@ class Policy:
             for glob in self.auto_approve.get(call.server, ())
         )
 
+
+PolicySource = Callable[[Action], Policy]
+"""The policy for one action, taken when it is about to be decided: a project's settings
+belong to the directory the action runs in, which can change between two actions."""
 
 Judge = Callable[[str, Verdict], Awaitable[Opinion | None]]
 """The second opinion on an action's text given its verdict (None: not asked)."""

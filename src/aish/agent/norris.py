@@ -189,11 +189,15 @@ class NorrisRun:
     budget: ContextBudget | None = None
     # The live state of the agent's shell, which runs the steps (see gate.assess).
     shell_facts: FactsSource | None = None
+    # When given, asked for each action instead of `policy`: the config of the directory the
+    # agent's shell is in at that step (the run may `cd` into another project).
+    policy_source: gate.PolicySource | None = None
 
     def __post_init__(self) -> None:
         models = (self.target, self.planner, self.fallback)
-        if any(model is not None and model.scrub_secrets for model in models):
-            # What its commands print reaches a scrubbed model: the gate keeps secrets home.
+        # What its commands print reaches a scrubbed model: the gate keeps secrets home.
+        self._scrubbed = any(model is not None and model.scrub_secrets for model in models)
+        if self._scrubbed:
             self.policy = dataclasses.replace(self.policy, scrubbed=True)
         self._spending = _Spending(self.frontend)
         self._answers: ToolRound | None = None
@@ -463,10 +467,16 @@ class NorrisRun:
                 self._failed.clear()
         return "ok"
 
+    def _policy_for(self, action: gate.Action) -> gate.Policy:
+        if self.policy_source is None:
+            return self.policy
+        policy = self.policy_source(action)
+        return dataclasses.replace(policy, scrubbed=True) if self._scrubbed else policy
+
     async def _authorize(self, action: gate.Action) -> gate.Authorization:
         authorization = await gate.authorize(
             action,
-            self.policy,
+            self._policy_for(action),
             judge=self._judge if self.second_opinion is not None else None,
             halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
             facts=self.shell_facts,

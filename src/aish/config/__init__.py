@@ -12,11 +12,13 @@ if TYPE_CHECKING:
     from aish.config.loader import LoadedConfig, load_config
     from aish.config.paths import config_file, data_dir, log_file, state_dir
     from aish.config.presets import ModelPreset, is_loopback_endpoint
+    from aish.config.project_scope import ConfigScope
     from aish.config.schema import AishConfig
     from aish.config.targets import resolve_target
 
 __all__ = [
     "AishConfig",
+    "ConfigScope",
     "LoadedConfig",
     "ModelPreset",
     "config_file",
@@ -32,6 +34,7 @@ __all__ = [
 # (done by every entry point) costs nothing until a name is actually needed.
 _HOMES = {
     "AishConfig": "aish.config.schema",
+    "ConfigScope": "aish.config.project_scope",
     "LoadedConfig": "aish.config.loader",
     "ModelPreset": "aish.config.presets",
     "config_file": "aish.config.paths",

@@ -31,6 +31,7 @@ from aish.config.project import (
     find_project_file,
     not_trusted_notice,
 )
+from aish.config.project_scope import home_directory
 from aish.config.recovery import validate_layers
 from aish.config.schema import AishConfig
 from aish.config.toml_locations import KeyPath, locate_keys
@@ -77,7 +78,7 @@ def load_config(
     explicit = config_path is not None or bool(variables.get(CONFIG_PATH_VARIABLE, "").strip())
     path = Path(config_path) if config_path is not None else config_file(variables)
     file_layer, warnings, exists = read_user_file(path, explicit=explicit)
-    project = project_layers(cwd, _home(variables), trusted_digest)
+    project = project_layers(cwd, home_directory(variables), trusted_digest)
     warnings += project.warnings
 
     named_keys = _api_key_variables(file_layer, *project.layers)
@@ -156,16 +157,6 @@ def project_layers(
         return ProjectLayers(path, [], [changed_notice(path)])
     layer = FileLayer(name=f"project file {path}", display=str(path))
     return ProjectLayers(path, [layer], parse_file(layer, raw, path))
-
-
-def _home(variables: Mapping[str, str]) -> Path | None:
-    home = variables.get("HOME", "").strip()
-    if home:
-        return Path(home)
-    try:
-        return Path.home()
-    except RuntimeError:
-        return None
 
 
 def display_name(path: Path) -> str:

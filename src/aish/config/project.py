@@ -63,11 +63,11 @@ def digest_of(data: bytes) -> str:
 
 
 def not_trusted_notice(path: Path) -> str:
-    return f"project config {path} is not trusted: :trust to use it"
+    return f"project config {path} is not trusted: :trust to review it"
 
 
 def changed_notice(path: Path) -> str:
-    return f"project config {path} changed since you trusted it: :trust again to use it"
+    return f"project config {path} changed since you trusted it: :trust to review it again"
 
 
 def parse_project(data: bytes) -> dict[str, Any]:
@@ -82,56 +82,127 @@ def parse_project(data: bytes) -> dict[str, Any]:
         raise ValueError("syntax: values nested too deeply") from None
 
 
+# What a project file may set without being marked: how much context is kept and how things
+# look. Everything else is marked, known or not, so a key added later is marked until it is
+# judged here.
+_UNMARKED: Final[frozenset[KeyPath]] = frozenset(
+    {
+        ("context", "max_turns"),
+        ("context", "token_budget"),
+        ("context", "summarize_on_evict"),
+        ("context", "max_summary_chars"),
+        ("context", "output_max_lines"),
+        ("context", "output_max_bytes"),
+        ("context", "project_max_files"),
+        ("context", "project_max_depth"),
+        ("memory", "inject_max_chars"),
+        ("cost", "warn_at_dollars"),
+        ("ui", "show_reasoning"),
+        ("ui", "edit_mode"),
+    }
+)
+
+_RUNS: Final = "widens what runs"
+_NETWORK: Final = "reaches the network"
+_MODEL: Final = "changes models"
+
+_PRESET_REASONS: Final = {
+    "endpoint": f"{_NETWORK}: model endpoint",
+    "api_key_env": f"{_NETWORK}: API key variable",
+    "api_key": f"{_NETWORK}: API key",
+    "secrets": f"{_NETWORK}: secret scrubbing",
+    "model": _MODEL,
+}
+_SAFETY_REASONS: Final = {
+    "allow": f"{_RUNS}: runs without asking",
+    "confirm_cmd": f"{_RUNS}: confirm setting",
+    "destructive": "safety rule",
+    "llm_second_opinion": f"{_RUNS}: second opinion",
+    "llm_model": f"{_MODEL}: second opinion",
+}
+_MODEL_CHOICES: Final[frozenset[KeyPath]] = frozenset(
+    {
+        ("default_model",),
+        ("memory", "summarizer_model"),
+        ("context", "summarizer_model"),
+        ("norris", "preplanner"),
+        ("norris", "executor"),
+        ("routing", "auto"),
+        ("routing", "fallback_model"),
+    }
+)
+
+
 def sensitive_reason(path: KeyPath) -> str | None:
     """Why setting `path` from a project file deserves the user's attention, or None.
 
-    These keys decide where questions and keys go, what runs without asking, and which
-    programs start: a project must not change them without the user seeing it.
+    Marked: whatever widens what runs (allow rules, confirm settings, Norris's unattended
+    bounds, MCP auto_approve), reaches the network (endpoints, keys, MCP servers, cloud
+    fallback), changes models or starts programs — and any key not known to be harmless.
     """
-    head = path[:1]
-    if head == ("models",) and len(path) >= 3:
-        return {
-            "endpoint": "endpoint",
-            "api_key_env": "API key variable",
-            "api_key": "API key",
-            "secrets": "secret scrubbing",
-        }.get(str(path[2]))
-    if head == ("mcp",) and len(path) >= 2:
-        if path[1] == "import":
-            return "MCP servers imported"
-        if path[1] == "servers":
-            return "MCP auto_approve" if "auto_approve" in path[3:4] else "MCP server"
+    if not path or path[:2] in _UNMARKED:
         return None
-    if head == ("safety",):
-        return "safety rule"
+    head = path[0]
+    if path[:2] in _MODEL_CHOICES or path[:1] in _MODEL_CHOICES:
+        return _MODEL
+    if head == "models":
+        return _PRESET_REASONS.get(str(path[2]), "model preset") if len(path) >= 3 else _MODEL
+    if head == "safety":
+        return _SAFETY_REASONS.get(str(path[1]) if len(path) > 1 else "", "safety rule")
+    if head == "mcp":
+        return _mcp_reason(path)
+    if head == "norris":
+        return f"{_RUNS}: Norris runs unattended"
+    if head == "routing":
+        return f"{_NETWORK}: cloud fallback" if "cloud_fallback" in path else _MODEL
     if path[:2] == ("ui", "shell"):
-        return "shell program"
-    if path[:2] in (("routing", "cloud_fallback"), ("routing", "fallback_model")):
-        return "cloud fallback"
-    return None
+        return f"{_RUNS}: shell program"
+    if path[:2] == ("cost", "stop_at_dollars"):
+        return "spending stop"
+    return "setting not known to be harmless"
 
 
-def shown_value(path: KeyPath, value: object) -> str:
-    """A value as a line may show it: TOML-ish, shortened, credentials hidden."""
+def _mcp_reason(path: KeyPath) -> str:
+    if path[1:2] == ("import",):
+        return f"{_RUNS}, {_NETWORK}: MCP servers imported"
+    if path[1:2] != ("servers",):
+        return f"{_RUNS}: MCP tool calls"
+    if "auto_approve" in path[3:4]:
+        return f"{_RUNS}: MCP tools without asking"
+    if "trusted" in path[3:4]:
+        return f"{_RUNS}: MCP annotations trusted"
+    return f"{_RUNS}, {_NETWORK}: MCP server"
+
+
+def shown_value(path: KeyPath, value: object, *, whole: bool = False) -> str:
+    """A value as a line may show it: TOML-ish, credentials hidden, shortened unless `whole`.
+
+    Control characters come out as JSON escapes; the caller still escapes the whole line for
+    the terminal (a key's name can carry them too)."""
     if value is None:
         return "unset"
     hidden = bool(path) and path[-1] in _HIDDEN_KEYS
     if hidden or any(part in _HIDDEN_TABLES for part in path[:-1]):
         return "(hidden)"
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+    return text if whole or len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
 
 
 def describe_data(data: dict[str, Any]) -> list[str]:
-    """One line per key the file sets: `! models.x.endpoint = "…"  (endpoint)` when sensitive,
-    `  context.max_turns = 10` otherwise, in the file's order."""
-    lines = []
+    """One line per key the file sets: the marked ones first, whole, as
+    `! safety.allow = ["*"]  (widens what runs: runs without asking)`, then the others as
+    `  context.max_turns = 10`, each group in the file's order.
+
+    A marked value is never shortened: what is cut off could be the part that matters."""
+    marked, plain = [], []
     for path, value in leaves(data):
         reason = sensitive_reason(path)
-        mark = "!" if reason else " "
-        note = f"  ({reason})" if reason else ""
-        lines.append(f"{mark} {dotted(path)} = {shown_value(path, value)}{note}")
-    return lines
+        if reason is None:
+            plain.append(f"  {dotted(path)} = {shown_value(path, value)}")
+        else:
+            shown = shown_value(path, value, whole=True)
+            marked.append(f"! {dotted(path)} = {shown}  ({reason})")
+    return marked + plain
 
 
 def describe_project(path: Path, data: bytes | None = None) -> list[str]:

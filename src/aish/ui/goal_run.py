@@ -23,6 +23,7 @@ from aish.agent.fallback import fallback_target
 from aish.agent.norris import NorrisResult, NorrisRun
 from aish.agent.norris_bounds import NorrisBounds
 from aish.agent.norris_setup import norris_models
+from aish.agent.policy_scope import DirectoryPolicies
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
@@ -34,6 +35,7 @@ from aish.ui.prompt_facts import prompt_facts
 from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
+    from aish.config.project_scope import ConfigScope
     from aish.config.schema import AishConfig
     from aish.llm.types import ModelTarget
     from aish.mcp import McpServers
@@ -76,9 +78,17 @@ def _fallback(
 
 
 async def run_goal(
-    options: GoalOptions, config: AishConfig, target: ModelTarget, printer: GoalPrinter
+    options: GoalOptions,
+    config: AishConfig,
+    target: ModelTarget,
+    printer: GoalPrinter,
+    *,
+    scope: ConfigScope | None = None,
 ) -> NorrisResult:
-    """Pursue the goal until the run ends; `CancelledError` (Ctrl-C) passes through."""
+    """Pursue the goal until the run ends; `CancelledError` (Ctrl-C) passes through.
+
+    `scope`: each action is then judged with the config of the directory the run's shell is
+    in at that step (a project's rules stay in its project); without it, with `config`'s."""
     log = _SessionLog(printer)
     log.open(cwd=os.getcwd(), model=target.name)
     _keep_spending(log, config, printer)
@@ -121,6 +131,11 @@ async def run_goal(
             fallback=_fallback(config, models.executor, printer),
             budget=ContextBudget.from_config(config, os.environ, TokenCounter()),
             shell_facts=agent_shell.facts,
+            policy_source=None
+            if scope is None
+            else DirectoryPolicies(
+                scope, "headless", lambda: agent_shell.cwd, yes_safe=options.yes_safe
+            ),
             **tool_options(servers, config.mcp.max_tool_calls),
         )
         return await run.run()

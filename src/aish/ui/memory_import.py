@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
-from aish.ui.visible_text import visible
+from aish.ui.visible_text import visible_line
 
 if TYPE_CHECKING:
     from aish.store.memory_file import ImportPlan, ImportReport
@@ -23,10 +23,7 @@ NEEDS_YES = (
 )
 
 
-def _foreign(text: str) -> str:
-    """`visible` (controls, bidi and zero-width characters shown), and one item per line: a
-    line break or tab inside an item is shown too, so it cannot fake a summary line."""
-    return visible(text).replace("\n", "^J").replace("\t", "^I")
+_foreign = visible_line  # an item's text is foreign: shown, one item per line
 
 
 def _when(ts: float) -> str:

@@ -25,11 +25,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("aish.trust")
 
-SENSITIVE_NOTE = (
-    "lines marked ! change where questions or keys go, MCP servers, auto_approve, "
-    "safety rules or the programs aish runs"
-)
-
 
 def trust_lookup(store: Store) -> TrustLookup:
     """What to pass to `load_config(trusted_digest=…)`."""
@@ -46,17 +41,30 @@ def trust_lookup(store: Store) -> TrustLookup:
 
 @dataclass
 class TrustOutcome:
-    """What to tell the user, and whether the store changed (so the config must be reloaded)."""
+    """What to tell the user, and whether the store changed (so the config must be reloaded).
+    The lines quote the file's path as it is: the caller escapes them for the terminal."""
 
     lines: list[str] = field(default_factory=list)
     changed: bool = False
 
 
-def trust_file(store: Store, path: Path) -> TrustOutcome:
-    """Show what the file sets and record its current bytes as trusted.
+@dataclass(frozen=True)
+class Review:
+    """A project file as the user is asked about it: what it sets (`describe_project` lines,
+    marked ones first) and the digest of exactly the bytes described."""
 
-    The bytes described are the bytes hashed, so what the user saw is what applies.
-    """
+    path: Path
+    lines: list[str]
+    digest: str
+
+    @property
+    def marked(self) -> int:
+        return sum(1 for line in self.lines if is_sensitive_line(line))
+
+
+def review_file(store: Store, path: Path) -> Review | TrustOutcome:
+    """What to show before asking to trust `path`; a `TrustOutcome` instead when there is
+    nothing to ask (unreadable, not TOML, already trusted as it is)."""
     path = Path(os.path.abspath(path))
     try:
         data = read_bounded(path)
@@ -72,16 +80,23 @@ def trust_file(store: Store, path: Path) -> TrustOutcome:
     try:
         if store.project_trust(path) == digest:
             return TrustOutcome([f"{path} is already trusted as it is"])
-        store.trust_project(path, digest)
+    except StoreError as error:
+        return TrustOutcome([f"cannot look up trust: {error}"])
+    return Review(path, described, digest)
+
+
+def record_trust(store: Store, review: Review) -> TrustOutcome:
+    """Record the reviewed bytes as trusted. The digest is the one of the bytes shown, so a
+    file changed while the question was open stays untrusted: what the user saw is what
+    applies, or nothing."""
+    try:
+        store.trust_project(review.path, review.digest)
     except StoreError as error:
         return TrustOutcome([f"cannot record trust: {error}"])
-    # Keys, values and the path are the file's own words: shown, never obeyed.
-    described = [visible(line) for line in described]
-    lines = [f"{visible(str(path))} sets:", *described] if described else [f"{path} sets nothing"]
-    if any(is_sensitive_line(line) for line in described):
-        lines.append(SENSITIVE_NOTE)
-    lines.append(f"trusted {path} (sha256 {digest[:12]}…); an edit needs :trust again")
-    return TrustOutcome(lines, changed=True)
+    return TrustOutcome(
+        [f"trusted {review.path} (sha256 {review.digest[:12]}…); an edit needs :trust again"],
+        changed=True,
+    )
 
 
 def revoke_file(store: Store, path: Path) -> TrustOutcome:

@@ -23,6 +23,7 @@ from aish.agent.routing import KnownCommands, route_line
 from aish.agent.routing_paths import paths_under
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
+from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.run.undo_recorder import UndoRecorder
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
-    from aish.config import LoadedConfig
+    from aish.config import ConfigScope, LoadedConfig
     from aish.mcp import McpTool, ServerStatus
     from aish.run.snapshots import SnapshotStore
     from aish.safety.bash_continuation import Unfinished
@@ -68,11 +69,16 @@ class Repl:
         session: SessionInfo,
         model: str,
         *,
-        reload: Callable[[str], LoadedConfig] | None = None,
+        reload: Callable[[str | None], LoadedConfig] | None = None,
     ) -> None:
         self._loaded = loaded
-        # Loads the config again for a cwd (the project file there, trusted or not).
-        self._reload = reload
+        # The config of each directory (the project file there, when trusted): the gate takes
+        # it per action, and the REPL follows the user's shell into other projects with it.
+        self._scope: ConfigScope | None = None
+        self._project = ProjectState()
+        if reload is not None:
+            self._scope = _config_scope(reload, store)
+            self._project = self._scope.state(os.getcwd())  # where `loaded` was loaded for
         self._store = store
         self._session = session
         self._model = model
@@ -213,11 +219,13 @@ class Repl:
             )  # `:history` shows the block the next turn would tell
             await run_meta(self, route.text)
         elif route.target == "shell":
-            await self.run_command(route.text)
-        elif self._norris_on:
-            await self.run_goal(route.text)
+            await self.run_command(route.text)  # the config follows its `cd` afterwards
         else:
-            await self._ask(route.text)
+            self._follow_project()  # the shell may have started or respawned elsewhere
+            if self._norris_on:
+                await self.run_goal(route.text)
+            else:
+                await self._ask(route.text)
 
     # ---- asking ------------------------------------------------------------------------------
 
@@ -242,6 +250,7 @@ class Repl:
             self.run_authorized,
             self._log,
             policy=self._policy,
+            policy_source=self._policies("interactive", self.shell_cwd),
             second_opinion=self._second_opinion,
             fallback=self._models.fallback(target),
             budget=self._models.budget(),
@@ -305,6 +314,7 @@ class Repl:
                     fallback=self._models.fallback(models.executor),
                     budget=self._models.budget(),
                     shell_facts=agent.facts,
+                    policy_source=self._policies("norris", lambda: agent.cwd),
                     **self._mcp.tool_options(),
                 )
                 await run.run()
@@ -381,6 +391,40 @@ class Repl:
         self.conversation.note_command(run)
         self._log("command", run_payload(run))
         self._names_task = asyncio.create_task(self._refresh_names(shell))
+        self._follow_project()
+
+    def _policies(self, mode: gate.Mode, cwd: Callable[[], str]) -> gate.PolicySource | None:
+        """The gate's policy per action, from the config of the directory `cwd()` names."""
+        if self._scope is None:
+            return None
+        from aish.agent.policy_scope import DirectoryPolicies
+
+        return DirectoryPolicies(self._scope, mode, cwd)
+
+    def _follow_project(self) -> None:
+        """When the project file governing the user's shell's directory is another one now (or
+        the same one, trusted or edited since), the config follows it; said in one line."""
+        if self._scope is None:
+            return
+        try:
+            state, loaded = self._scope.at(self.shell_cwd())
+        except Exception as error:  # a failing load keeps the config in use, and says so
+            import logging
+
+            logging.getLogger("aish.repl").exception("cannot load the config here")
+            self._view.status(f"config not reloaded for this directory: {error}")
+            return
+        if state == self._project:
+            return
+        from aish.config.project_scope import home_directory
+        from aish.ui.project_review import change_lines
+
+        before, self._project = self._project, state
+        said = set(self._loaded.warnings)
+        notes = self._use_config(loaded)
+        home = home_directory(os.environ)
+        for line in [*change_lines(state, before, loaded.warnings, said, home), *notes]:
+            self._view.status(line)
 
     async def _start_shell(self) -> ShellSession:
         shell = await start_shell(
@@ -675,10 +719,15 @@ class Repl:
     def reload_config(self) -> str:
         """Load the config again (a project file just trusted or revoked applies now) and
         rebuild what was made from it; the new notices, one per line."""
-        if self._reload is None:
+        if self._scope is None:
             return "aish: the config cannot be reloaded here"
+        self._project, loaded = self._scope.at(self.shell_cwd())
+        notes = self._use_config(loaded)
+        return "\n".join(f"aish: {line}" for line in [*loaded.warnings, *notes])
+
+    def _use_config(self, loaded: LoadedConfig) -> list[str]:
+        """Rebuild what was made from the config; what to tell the user about the change."""
         old = self._loaded.config
-        loaded = self._reload(self.shell_cwd())
         config = loaded.config
         self._loaded = loaded
         self._policy = gate.Policy.from_config(config, "interactive")
@@ -691,18 +740,18 @@ class Repl:
         self._memory.use_config(config)
         if self._live_completion is not None:
             self._live_completion.timeout_s = config.ui.completion_timeout_s
-        lines = [f"aish: {visible(warning)}" for warning in loaded.warnings]
+        lines: list[str] = []
         if config.mcp != old.mcp:
-            lines.append("aish: MCP server changes apply when aish starts again")
+            lines.append("MCP server changes apply when aish starts again")
         if self._model not in config.models and config.models:
             if old.models:
-                lines.append(f"aish: model preset '{self._model}' is gone; :model picks another")
+                lines.append(f"model preset '{self._model}' is gone; :model picks another")
             else:  # there was none to choose (`aish init` just wrote the file): take the default
                 from aish.config.targets import preset_name
 
                 self.switch_model(preset_name(config) or "")
                 lines.append(f"model: {self.model_line(self._model)}")
-        return "\n".join(lines)
+        return lines
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
         return self._store.usage_totals(self._session.id, by=by)
@@ -781,6 +830,13 @@ class Repl:
             if not self._log_failed:  # say it once; aish keeps working without its log
                 self._log_failed = True
                 self._view.status(f"session log unavailable: {error}")
+
+
+def _config_scope(load: Callable[[str | None], LoadedConfig], store: Store) -> ConfigScope:
+    from aish.config.project_scope import ConfigScope, home_directory
+    from aish.ui.project_trust import trust_lookup
+
+    return ConfigScope(load, trust_lookup(store), home_directory(os.environ))
 
 
 def _color() -> bool:

@@ -1,8 +1,10 @@
 """`:trust` and `:config`: consenting to a project `.aish.toml`, and where each value came from.
 
-`:trust` shows every key the project file of the shell's directory sets (sensitive ones marked
-`!`), records its path and sha256 in the store and reloads the config so it applies at once;
-`:trust --revoke [path]` takes that back. `:config [prefix]` lists every value of the effective
+`:trust` shows every key the project file of the shell's directory sets (the ones that widen what
+runs, reach the network or change models first, marked `!`, escaped so the file cannot hide
+any), then asks `[y/N]`; only `y` records its path and sha256 in the store and reloads the
+config, and only then are the file's own warnings shown. `:trust --revoke [path]` takes that
+back. `:config [prefix]` lists every value of the effective
 config with its source.
 """
 
@@ -37,6 +39,12 @@ class TrustsProjects(Protocol):
         using it; return what to tell the user about it (warnings, one per line), or ""."""
         ...
 
+    async def ask_key(self, question: str, keys: dict[str, str]) -> str | None:
+        """One key answers; None when the question was cancelled."""
+        ...
+
+    def say(self, text: str) -> None: ...
+
 
 def project_here(repl: ReplContext) -> Path | None:
     """The project file that applies to the shell's current directory."""
@@ -45,7 +53,7 @@ def project_here(repl: ReplContext) -> Path | None:
 
 
 async def trust(repl: ReplContext, args: str) -> None:
-    from aish.ui.project_trust import revoke_file, trust_file
+    from aish.ui.project_review import foreign
 
     if not isinstance(repl, TrustsProjects):
         repl.say("project trust is not available here")
@@ -63,11 +71,42 @@ async def trust(repl: ReplContext, args: str) -> None:
     if path is None:
         repl.say(NO_PROJECT_FILE)
         return
+    if verb:
+        await _revoke(repl, path)
+        return
+    for line in await _review_and_ask(repl, path):
+        repl.say(foreign(line))
+
+
+async def _review_and_ask(repl: TrustsProjects, path: Path) -> list[str]:
+    """Show the file, ask, record on `y`; the lines left to say (not yet escaped)."""
+    from aish.ui.project_review import NOT_RECORDED, review_lines, trust_question
+    from aish.ui.project_trust import Review, record_trust, review_file
+
     store = repl.trust_store()
-    outcome = revoke_file(store, path) if verb else trust_file(store, path)
-    repl.say("\n".join(visible(line) for line in outcome.lines))
+    review = review_file(store, path)
+    if not isinstance(review, Review):
+        return review.lines
+    repl.say("\n".join(review_lines(review)))  # escaped line by line already
+    answer = await repl.ask_key(trust_question(review), {"y": "yes", "n": "no"})
+    if answer != "yes":
+        return [NOT_RECORDED]
+    outcome = record_trust(store, review)
+    if not outcome.changed:
+        return outcome.lines
+    # The file's own warnings come now, after the listing, and only for bytes the user trusted.
+    return [*outcome.lines, *_reload(repl, review.path, trusted=True).splitlines()]
+
+
+async def _revoke(repl: TrustsProjects, path: Path) -> None:
+    from aish.ui.project_review import foreign
+    from aish.ui.project_trust import revoke_file
+
+    outcome = revoke_file(repl.trust_store(), path)
+    lines = outcome.lines
     if outcome.changed:
-        repl.say(_reload(repl, Path(os.path.abspath(path)), trusted=not verb))
+        lines += _reload(repl, Path(os.path.abspath(path)), trusted=False).splitlines()
+    repl.say("\n".join(foreign(line) for line in lines))
 
 
 def _reload(repl: TrustsProjects, path: Path, *, trusted: bool) -> str:

@@ -26,12 +26,18 @@ from __future__ import annotations
 from aish.safety.unseen_chars import UNSEEN, is_control
 from aish.ui.control_sequences import ControlStripper, strip_controls
 
-__all__ = ["ShownText", "visible"]
+__all__ = ["ShownText", "visible", "visible_line"]
 
 
 def visible(text: str) -> str:
     """`text` with every unseen character shown as what it is (see the module docstring)."""
     return UNSEEN.sub(lambda m: _shown(m.group()), text)
+
+
+def visible_line(text: str) -> str:
+    """`visible`, for a listing that shows one item per line: a line break or tab inside the
+    item is shown too (`^J`, `^I`), so the item cannot fake a line of the listing."""
+    return visible(text).replace("\n", "^J").replace("\t", "^I")
 
 
 def _shown(char: str) -> str:
