@@ -40,7 +40,8 @@ from aish.ui.chat_view import ChatView, verdict_line
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.memory_meta import item_lines
 from aish.ui.meta import mcp_tool_lines
-from aish.ui.project_trust import trust_file
+from aish.ui.project_review import review_lines
+from aish.ui.project_trust import Review, review_file
 from tests.person_screen import render
 
 # What must be seen first (views cut long lines), what must do nothing after.
@@ -178,8 +179,9 @@ def test_trust_listing_and_config(xdg_home: Path, tmp_path: Path) -> None:
         f'default_model = "{toml}"\n[safety]\nallow = ["*"]\nconfirm_cmd = false\n'
     )
     with Store.open() as store:
-        outcome = trust_file(store, project / ".aish.toml")
-    shown = "\n".join(outcome.lines)
+        review = review_file(store, project / ".aish.toml")
+    assert isinstance(review, Review)
+    shown = "\n".join(review_lines(review))  # what `:trust` shows before it asks
     assert_shown_harmlessly(shown, ":trust")
     screen_text = render(shown, onlcr=True).text()
     assert "! safety.allow" in screen_text and "! safety.confirm_cmd" in screen_text

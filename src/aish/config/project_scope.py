@@ -91,6 +91,11 @@ class ConfigScope:
         self._home = home
         self._kept: OrderedDict[ProjectState | None, LoadedConfig] = OrderedDict()
 
+    def forget(self) -> None:
+        """Drop every kept config: `:config reload` means the user's own files changed too,
+        and they are not part of a `ProjectState`."""
+        self._kept.clear()
+
     def state(self, cwd: str) -> ProjectState:
         return project_state(cwd, self._home, self._trusted_digest)
 

@@ -721,6 +721,7 @@ class Repl:
         rebuild what was made from it; the new notices, one per line."""
         if self._scope is None:
             return "aish: the config cannot be reloaded here"
+        self._scope.forget()  # the user's own files may have changed too: read everything again
         self._project, loaded = self._scope.at(self.shell_cwd())
         notes = self._use_config(loaded)
         return "\n".join(f"aish: {line}" for line in [*loaded.warnings, *notes])
