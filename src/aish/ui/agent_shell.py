@@ -24,6 +24,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun
 
 if TYPE_CHECKING:
+    from aish.run.sandbox import Sandbox
     from aish.shell.results import CommandResult
     from aish.shell.session import ShellSession
 
@@ -82,9 +83,13 @@ class AgentShell:
         max_lines: int = 200,
         max_bytes: int = 16384,
         on_notice: Callable[[str], None] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> AgentShell:
         """Started like the user's shell; bash when the configured shell cannot run (the
-        user's own shell already said so)."""
+        user's own shell already said so). In `sandbox` when one is given: its launcher
+        starts the shell as the first process of the sandbox's namespaces."""
+        import os
+
         from aish.shell.session import ShellSession
 
         options: dict[str, Any] = {
@@ -94,6 +99,14 @@ class AgentShell:
             "cols": _COLUMNS,
             "on_notice": on_notice,
         }
+        if sandbox is not None:
+            inside = sandbox.environment(os.environ if env is None else env)
+            options.update(
+                env=inside,
+                wrapper=tuple(sandbox.launch_prefix(cwd, inside)),
+                rcfile_dir=sandbox.rc_dir,
+                pid_inside=1,
+            )
         try:
             session = await ShellSession.start(shell=shell, **options)
         except (ValueError, OSError):
