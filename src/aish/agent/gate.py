@@ -15,7 +15,14 @@ run, ask or halt:
 - Norris: `safe` runs unattended; `unknown` asks the second opinion — NO runs, anything else
   halts; `destructive` halts;
 - headless: only with the caller's explicit `yes_safe`, `safe` runs and `unknown` asks the
-  second opinion — NO runs; everything else halts (nothing destructive runs unattended).
+  second opinion — NO runs; everything else halts (nothing destructive runs unattended);
+- sandboxed (Norris or headless with `Policy.sandboxed`: the command runs in the copy-on-write
+  sandbox, so nothing it writes reaches the real tree before the user applies it): `safe` and
+  `unknown` commands run without asking, `destructive` ones halt unless
+  `sandbox_destructive = "run"`. Only what the sandbox contains is relaxed: tool calls (their
+  servers run outside), a command that would show a scrubbed model a secret or send one away,
+  and — when the sandbox has the network — any command that can send data off the machine are
+  judged as without a sandbox.
 
 The second opinion is only consulted where its answer can change that decision. Asking resolves
 through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
@@ -32,6 +39,7 @@ placeholder the session never gave out, or a mangled one, halts the action (`pla
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import weakref
@@ -142,11 +150,20 @@ class Policy:
     # What the proposing model is shown is scrubbed of secrets (a cloud preset): a command
     # that prints one could pass it on in a shape the scrubber does not know.
     scrubbed: bool = False
+    # Commands run in the copy-on-write sandbox (Norris and headless only; see the module).
+    sandboxed: bool = False
+    sandbox_destructive: Literal["halt", "run"] = "halt"
+    sandbox_network: bool = False
 
     @classmethod
-    def from_config(cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False) -> Policy:
+    def from_config(
+        cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False, sandboxed: bool = False
+    ) -> Policy:
         safety = config.safety
         return cls(
+            sandboxed=sandboxed and mode != "interactive",
+            sandbox_destructive=config.norris.sandbox_destructive,
+            sandbox_network=config.norris.sandbox_network,
             mode=mode,
             confirm_cmd=safety.confirm_cmd,
             auto_approve={
@@ -216,6 +233,11 @@ def decide(
     if isinstance(action, ProposedToolCall) and action.held:
         # A changed tool is a new tool: nothing runs it unasked until the user has said yes.
         return "ask" if policy.mode == "interactive" else "halt"
+    if _contained(action, policy):
+        # Nothing it writes reaches the real tree before the user reviews the change set.
+        if level == "destructive":
+            return "run" if policy.sandbox_destructive == "run" else "halt"
+        return "run"
     if policy.mode == "headless":
         return "run" if policy.yes_safe and (level == "safe" or cleared) else "halt"
     if policy.mode == "norris":
@@ -231,6 +253,8 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
     """Whether the second opinion could change the decision (it is slow: ask only then)."""
     if verdict.level != "unknown" or (isinstance(action, ProposedToolCall) and action.held):
         return False
+    if _contained(action, policy):
+        return False  # it runs in the sandbox whatever the judge says
     if policy.mode == "norris":
         return True
     if policy.mode == "headless":
@@ -267,6 +291,8 @@ async def assess(
         leaving = _secrets_leaving(action.command)
         if leaving:
             verdict = worst([verdict, Verdict("destructive", leaving)])
+    else:
+        leaving = ()
     if isinstance(action, ProposedToolCall) and action.held:
         # Said with the verdict, so the confirm or HALT prompt shows why it asks.
         level = "unknown" if verdict.level == "safe" else verdict.level
@@ -274,6 +300,8 @@ async def assess(
     disclosed = _discloses(action, policy)
     if disclosed is not None:
         verdict = worst([verdict, Verdict("unknown", (disclosed,))])
+    if policy.sandboxed and not _sandbox_holds(action, policy, bool(disclosed or leaving)):
+        policy = dataclasses.replace(policy, sandboxed=False)
     if (
         verdict.level == "safe"
         and isinstance(action, ProposedCommand)
@@ -288,6 +316,25 @@ async def assess(
         if opinion is not None:
             verdict = opinion.applied_to(verdict)
     return Assessment(verdict, decide(action, verdict, policy, opinion), opinion)
+
+
+def _contained(action: Action, policy: Policy) -> bool:
+    """Whether the sandbox holds this action: a command, run sandboxed, unattended."""
+    return (
+        policy.sandboxed and policy.mode != "interactive" and isinstance(action, ProposedCommand)
+    )
+
+
+def _sandbox_holds(action: Action, policy: Policy, secret_at_stake: bool) -> bool:
+    """Whether what this action could do stays in the sandbox: not a secret shown to a
+    scrubbed model or sent away, nor (with the network on) data sent off the machine."""
+    if not isinstance(action, ProposedCommand) or secret_at_stake:
+        return False
+    if not policy.sandbox_network:
+        return True
+    from aish.safety.egress import egress_destinations
+
+    return not egress_destinations(_command_with_values(action.command))
 
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
