@@ -320,9 +320,7 @@ async def assess(
 
 def _contained(action: Action, policy: Policy) -> bool:
     """Whether the sandbox holds this action: a command, run sandboxed, unattended."""
-    return (
-        policy.sandboxed and policy.mode != "interactive" and isinstance(action, ProposedCommand)
-    )
+    return policy.sandboxed and policy.mode != "interactive" and isinstance(action, ProposedCommand)
 
 
 def _sandbox_holds(action: Action, policy: Policy, secret_at_stake: bool) -> bool:

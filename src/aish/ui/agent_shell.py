@@ -68,6 +68,8 @@ class AgentShell:
     max_bytes: int = 16384
     # After the interrupt, how long a command may take to stop before it is killed.
     kill_grace_s: float = 2.0
+    # The sandbox it runs in, if any: what it refused is said with each command.
+    sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
         # What the gate judges each step against: this shell's live state.
@@ -113,7 +115,7 @@ class AgentShell:
             if shell is None:
                 raise
             session = await ShellSession.start(shell="bash", **options)
-        return cls(session, max_lines=max_lines, max_bytes=max_bytes)
+        return cls(session, max_lines=max_lines, max_bytes=max_bytes, sandbox=sandbox)
 
     @property
     def cwd(self) -> str:
@@ -182,6 +184,8 @@ class AgentShell:
                 asked=asked,
             )
         run = as_command_run(result, source, asked=asked, shown=shown)
+        if self.sandbox is not None:
+            notice = _with_refusals(notice, run.output, self.sandbox.network)
         if notice is not None:
             run = replace(run, notice=f"{notice}; {run.notice}" if run.notice else notice)
         return run
@@ -196,6 +200,16 @@ class AgentShell:
             running.cancel()
             with contextlib.suppress(BaseException):
                 await running
+
+
+def _with_refusals(notice: str | None, output: str, network: bool) -> str | None:
+    """The notice, plus what the sandbox refused (a write outside the tree, the network)."""
+    from aish.run.sandbox.refusals import refusals
+
+    said = refusals(output, network=network)
+    if not said:
+        return notice
+    return "; ".join([notice, *said] if notice else said)
 
 
 async def _unstoppable(stopping: Coroutine[Any, Any, None]) -> None:
