@@ -77,6 +77,13 @@ class RunsGoals(Protocol):
 
 
 @runtime_checkable
+class ReviewsSandbox(Protocol):
+    """A REPL whose Norris runs in a sandbox: `:norris review` shows its change set."""
+
+    async def norris_review(self) -> None: ...
+
+
+@runtime_checkable
 class HasMcp(Protocol):
     """A REPL with MCP servers (none configured is fine: the lists are empty)."""
 
@@ -243,7 +250,7 @@ async def _safety(repl: ReplContext, args: str) -> None:
         repl.say(_SAFETY_USAGE)
 
 
-_NORRIS_USAGE = "usage: :norris <goal>, :norris on or :norris off"
+_NORRIS_USAGE = "usage: :norris <goal>, :norris on, :norris off or :norris review"
 
 
 def norris_mode_line(on: bool) -> str:
@@ -266,6 +273,11 @@ async def _norris(repl: ReplContext, args: str) -> None:
     elif text in ("", "on"):
         repl.norris_mode(True)
         repl.say(norris_mode_line(True))
+    elif text == "review":
+        if isinstance(repl, ReviewsSandbox):
+            await repl.norris_review()
+        else:
+            repl.say("there is no sandbox here")
     else:
         await repl.run_goal(text)
 
@@ -383,8 +395,8 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand(
             "norris",
-            "norris <goal>|on|off",
-            "pursue a goal autonomously (safe steps run, others HALT)",
+            "norris <goal>|on|off|review",
+            "pursue a goal autonomously (safe steps run, others HALT); review: its sandbox",
             _norris,
         ),
         MetaCommand(
