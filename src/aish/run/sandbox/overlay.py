@@ -14,8 +14,10 @@ variables that point at host sockets are dropped.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,11 +87,7 @@ class Sandbox:
         base = Path(tempfile.mkdtemp(prefix="aish-sandbox-", dir=_private_parent(tree)))
         for name in ("upper", "work", "rc"):
             (base / name).mkdir()
-        # The start as the filesystems' clock says it: a real-tree change from now on has a
-        # ctime at least this (see changes.conflict).
-        marker = base / "started"
-        marker.touch()
-        return cls(tree, base, network, tuple(allow_sockets), marker.stat().st_ctime_ns)
+        return cls(tree, base, network, tuple(allow_sockets), _next_tick(base / "started"))
 
     @property
     def upper(self) -> Path:
@@ -133,6 +131,22 @@ class Sandbox:
         if not self.discarded:
             self.discarded = True
             _remove_tree(self.base)
+
+
+def _next_tick(marker: Path) -> int:
+    """The start as the filesystems' clock says it, taken on a fresh tick: a real-tree change
+    from now on has a ctime at least this (see `changes.conflict`), and one made before the
+    sandbox was asked for has an older one — ctimes come from a coarse clock, so a change in
+    the very tick the start was read would otherwise look like one made after it."""
+    marker.touch()
+    first = marker.stat().st_ctime_ns
+    deadline = time.monotonic() + 0.1
+    while time.monotonic() < deadline:
+        os.utime(marker)  # sets the ctime to the clock's now
+        now = marker.stat().st_ctime_ns
+        if now > first:
+            return now
+    return first + 1
 
 
 def _inside(path: Path, top: Path) -> bool:
