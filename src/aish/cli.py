@@ -397,9 +397,18 @@ def _run_goal(args: argparse.Namespace) -> int:
         err_terminal=sys.stderr.isatty(),
         raw=args.raw,
         yes_safe=args.yes_safe,
+        sandboxed=args.sandbox,
     )
+    if args.apply and not args.sandbox:
+        print("aish: --apply needs --sandbox (it applies the sandbox's changes)", file=sys.stderr)
+        return EXIT_USAGE
     options = GoalOptions(
-        goal, yes_safe=args.yes_safe, max_steps=args.max_steps, model_given=bool(args.model)
+        goal,
+        yes_safe=args.yes_safe,
+        max_steps=args.max_steps,
+        model_given=bool(args.model),
+        sandbox=args.sandbox,
+        apply=args.apply,
     )
     try:
         # Ctrl-C cancels the run: it reports `aborted`, stops its command, closes its shell.

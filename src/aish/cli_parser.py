@@ -107,6 +107,19 @@ def _add_goal(
         metavar="N",
         help="at most N steps (default: norris.max_norris_steps)",
     )
+    goal.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run in a copy-on-write sandbox over the project (Linux namespaces + overlay, "
+        "no network): safe and unknown steps run there unasked, destructive ones halt unless "
+        'norris.sandbox_destructive = "run"; the change set is printed at the end',
+    )
+    goal.add_argument(
+        "--apply",
+        action="store_true",
+        help="with --sandbox: apply the change set to the real tree when the goal is "
+        "completed (files changed there meanwhile are refused); without it nothing is applied",
+    )
     goal.add_argument("--json", action="store_true", help="print events as JSON lines")
     _add_raw_option(goal)
 

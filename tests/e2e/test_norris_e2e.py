@@ -37,7 +37,10 @@ def test_halts_answered_skip_then_abort(
             ]
         }
     )
-    aish = spawn_aish(aish_home, config=config_for(server.url))
+    # Without the sandbox (on by default where the kernel allows it, see
+    # test_norris_sandbox_e2e): unknown steps halt, and every step acts on the real tree.
+    unsandboxed = config_for(server.url) + '[norris]\nsandbox = "off"\n'
+    aish = spawn_aish(aish_home, config=unsandboxed)
     terminals.append(aish)
     aish.wait_prompt()
 

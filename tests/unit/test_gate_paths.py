@@ -22,6 +22,9 @@ GATE = SRC / "agent" / "gate.py"
 # The shell room implements running commands and the mcp room calling tools; everything above
 # them must go through these doors.
 IMPLEMENTS_EXECUTION = (SRC / "shell", SRC / "mcp")
+# The sandbox's launcher starts the program the shell room spawns through it (the agent's
+# shell), inside the sandbox; it is handed its command line by `shell/process.py`.
+STARTS_THE_SHELL = (SRC / "run" / "sandbox" / "launcher.py",)
 
 # Doors that run what the user typed themselves, never a model's proposal, each with the only
 # places it may be called from: in the end, the routed line the user typed.
@@ -40,6 +43,10 @@ OWN_READ_ONLY_RUNNERS = {
     "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
     "agent/shell_facts.py:_run": "the gate's `git config --list` / `rev-parse --git-path` of "
     "the shell's cwd: the configuration git would read (listing it runs nothing it names)",
+    "run/sandbox/overlay.py:project_root": "git rev-parse --show-toplevel: the tree a sandbox "
+    "covers",
+    "run/sandbox/namespaces.py:sandbox_support": "the sandbox launcher's probe over a scratch "
+    "tree (it checks the mounts from inside and runs no program)",
 }
 
 _PROCESS_CALLS = {
@@ -70,7 +77,7 @@ class Function:
 
 def modules() -> Iterator[tuple[str, ast.Module]]:
     for path in sorted(SRC.rglob("*.py")):
-        if any(room in path.parents for room in IMPLEMENTS_EXECUTION):
+        if path in STARTS_THE_SHELL or any(room in path.parents for room in IMPLEMENTS_EXECUTION):
             continue
         yield str(path.relative_to(SRC)), ast.parse(path.read_text(), str(path))
 

@@ -15,7 +15,14 @@ run, ask or halt:
 - Norris: `safe` runs unattended; `unknown` asks the second opinion — NO runs, anything else
   halts; `destructive` halts;
 - headless: only with the caller's explicit `yes_safe`, `safe` runs and `unknown` asks the
-  second opinion — NO runs; everything else halts (nothing destructive runs unattended).
+  second opinion — NO runs; everything else halts (nothing destructive runs unattended);
+- sandboxed (Norris or headless with `Policy.sandboxed`: the command runs in the copy-on-write
+  sandbox, so nothing it writes reaches the real tree before the user applies it): `safe` and
+  `unknown` commands run without asking, `destructive` ones halt unless
+  `sandbox_destructive = "run"`. Only what the sandbox contains is relaxed: tool calls (their
+  servers run outside), a command that would show a scrubbed model a secret or send one away,
+  and — when the sandbox has the network — any command that can send data off the machine are
+  judged as without a sandbox.
 
 The second opinion is only consulted where its answer can change that decision. Asking resolves
 through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
@@ -39,6 +46,7 @@ whether `:undo` can take it back. The prediction travels on the `Authorization`
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fnmatch
 import json
 import weakref
@@ -153,11 +161,20 @@ class Policy:
     scrubbed: bool = False
     # The largest snapshot `:undo` keeps of a command's targets; None: no snapshots (undo off).
     undo_max_bytes: int | None = 256 * 1024 * 1024
+    # Commands run in the copy-on-write sandbox (Norris and headless only; see the module).
+    sandboxed: bool = False
+    sandbox_destructive: Literal["halt", "run"] = "halt"
+    sandbox_network: bool = False
 
     @classmethod
-    def from_config(cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False) -> Policy:
+    def from_config(
+        cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False, sandboxed: bool = False
+    ) -> Policy:
         safety = config.safety
         return cls(
+            sandboxed=sandboxed and mode != "interactive",
+            sandbox_destructive=config.norris.sandbox_destructive,
+            sandbox_network=config.norris.sandbox_network,
             mode=mode,
             confirm_cmd=safety.confirm_cmd,
             auto_approve={
@@ -236,6 +253,11 @@ def decide(
     if isinstance(action, ProposedToolCall) and action.held:
         # A changed tool is a new tool: nothing runs it unasked until the user has said yes.
         return "ask" if policy.mode == "interactive" else "halt"
+    if _contained(action, policy):
+        # Nothing it writes reaches the real tree before the user reviews the change set.
+        if level == "destructive":
+            return "run" if policy.sandbox_destructive == "run" else "halt"
+        return "run"
     if policy.mode == "headless":
         return "run" if policy.yes_safe and (level == "safe" or cleared) else "halt"
     if policy.mode == "norris":
@@ -251,6 +273,8 @@ def wants_second_opinion(action: Action, verdict: Verdict, policy: Policy) -> bo
     """Whether the second opinion could change the decision (it is slow: ask only then)."""
     if verdict.level != "unknown" or (isinstance(action, ProposedToolCall) and action.held):
         return False
+    if _contained(action, policy):
+        return False  # it runs in the sandbox whatever the judge says
     if policy.mode == "norris":
         return True
     if policy.mode == "headless":
@@ -287,6 +311,8 @@ async def assess(
         leaving = _secrets_leaving(action.command)
         if leaving:
             verdict = worst([verdict, Verdict("destructive", leaving)])
+    else:
+        leaving = ()
     if isinstance(action, ProposedToolCall) and action.held:
         # Said with the verdict, so the confirm or HALT prompt shows why it asks.
         level = "unknown" if verdict.level == "safe" else verdict.level
@@ -294,6 +320,8 @@ async def assess(
     disclosed = _discloses(action, policy)
     if disclosed is not None:
         verdict = worst([verdict, Verdict("unknown", (disclosed,))])
+    if policy.sandboxed and not _sandbox_holds(action, policy, bool(disclosed or leaving)):
+        policy = dataclasses.replace(policy, sandboxed=False)
     if (
         verdict.level == "safe"
         and isinstance(action, ProposedCommand)
@@ -333,6 +361,23 @@ def _touches_lines(radius: BlastRadius, policy: Policy) -> tuple[str, ...]:
     if policy.undo_max_bytes is not None:
         lines.append(undo_line(radius, policy.undo_max_bytes))
     return tuple(lines)
+
+
+def _contained(action: Action, policy: Policy) -> bool:
+    """Whether the sandbox holds this action: a command, run sandboxed, unattended."""
+    return policy.sandboxed and policy.mode != "interactive" and isinstance(action, ProposedCommand)
+
+
+def _sandbox_holds(action: Action, policy: Policy, secret_at_stake: bool) -> bool:
+    """Whether what this action could do stays in the sandbox: not a secret shown to a
+    scrubbed model or sent away, nor (with the network on) data sent off the machine."""
+    if not isinstance(action, ProposedCommand) or secret_at_stake:
+        return False
+    if not policy.sandbox_network:
+        return True
+    from aish.safety.egress import egress_destinations
+
+    return not egress_destinations(_command_with_values(action.command))
 
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.

@@ -502,6 +502,9 @@ class NorrisRun:
 
     def _judge_line(self) -> str:
         """The run's judge, said once at its start."""
+        if self.policy.sandboxed:
+            destructive = "run too" if self.policy.sandbox_destructive == "run" else "halt"
+            return f"in the sandbox unknown steps run unasked; destructive ones {destructive}"
         if self.second_opinion is None:
             return "no independent second opinion: unknown steps halt — none in this run"
         return self.second_opinion.choose(self._proposers()).announcement

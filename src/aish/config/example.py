@@ -74,6 +74,10 @@ skip_budget = 3              # consecutive skipped actions before the run stops
 # executor = "fast"          # runs the tasks step by step
 tasks_max = 16
 # preplan_system = "Split the goal into at most {tasks_max} TASK: lines."
+sandbox = "auto"             # :norris in a copy-on-write sandbox you review ("overlay", "off")
+sandbox_network = false      # the sandbox has no network unless this is true
+sandbox_destructive = "halt" # "run": destructive steps run too (inside the sandbox only)
+# sandbox_sockets = []       # host Unix sockets the sandbox may still reach
 
 # ---- memory across sessions -------------------------------------------------------------
 [memory]

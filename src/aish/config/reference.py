@@ -160,6 +160,26 @@ DESCRIPTIONS: dict[str, str] = {
         "Instructions for the preplanner, replacing the built-in ones; `{tasks_max}` is "
         "replaced by `norris.tasks_max`."
     ),
+    "norris.sandbox": (
+        "Run `:norris` in a copy-on-write sandbox (Linux namespaces + an overlay over the "
+        "project root, the rest of the filesystem read-only, no network, host sockets hidden); "
+        "at the end you review the change set and apply all, pick files, or discard. `auto`: "
+        "where the kernel allows it; `overlay`: always (a run that cannot says so in one line "
+        "and runs unsandboxed); `off`: never. In the sandbox `unknown` steps run without "
+        "asking. `aish goal` uses it with `--sandbox`."
+    ),
+    "norris.sandbox_network": (
+        "Let the sandbox use the network. Then commands that can send data off the machine are "
+        "judged as without a sandbox."
+    ),
+    "norris.sandbox_destructive": (
+        "`halt`: destructive steps still stop for your verdict in the sandbox; `run`: they run "
+        "there too (nothing reaches the real tree before you apply)."
+    ),
+    "norris.sandbox_sockets": (
+        "Host Unix sockets (paths) the sandbox may still reach, e.g. "
+        '`["/run/user/1000/podman/podman.sock"]`. All others are hidden.'
+    ),
     # ---- memory ---------------------------------------------------------------------------
     "memory": "What aish remembers across sessions (see memory.md).",
     "memory.inject_max_chars": (

@@ -70,6 +70,13 @@ class NorrisConfig(BaseModel):
     executor: str | None = None
     tasks_max: int = Field(default=16, ge=1)
     preplan_system: str | None = None
+    # The copy-on-write sandbox for interactive runs (`aish goal` uses it with --sandbox):
+    # "auto" where the kernel allows it, "overlay" always (a run says when it cannot), "off".
+    sandbox: Literal["auto", "overlay", "off"] = "auto"
+    sandbox_network: bool = False
+    sandbox_destructive: Literal["halt", "run"] = "halt"
+    # Host Unix sockets the sandbox may still reach (all others are hidden).
+    sandbox_sockets: list[str] = Field(default_factory=list)
 
 
 class MemoryConfig(BaseModel):

@@ -1,13 +1,17 @@
 """Execution, below ui: what happens around an authorized action when it runs.
 
-For now this room holds what makes a shell command's side effects visible and reversible:
+It holds what makes a shell command's side effects visible, reversible and contained:
 `blast_radius` (what a command will touch, predicted read-only from its parse, shown before the
-user's yes), `snapshots` (the store `:undo` restores from) and `undo_recorder` (snapshot the
-predicted targets right before an approved command runs, record their state right after). Its
-door is `aish.agent.gate`: the gate predicts, the executors snapshot what the gate authorized.
+user's yes), `snapshots` (the store `:undo` restores from), `undo_recorder` (snapshot the
+predicted targets right before an approved command runs, record their state right after) and
+`sandbox/` (Norris's agent shell in a copy-on-write overlay, its writes a change set the user
+reviews, applies or discards). Its door is `aish.agent.gate`: the gate predicts and decides,
+the executors snapshot and contain what the gate authorized; nothing here decides whether an
+action may run.
 
-Imports: `aish.safety` (parsing, the read-only tables) and the standard library; never `ui`,
-`agent`, `llm` or `shell`. Nothing here imports tree-sitter at import time.
+Imports: `aish.safety` (parsing, the read-only tables), `shell` and `config` (the sandbox's
+launch) and the standard library; never `ui`, `agent` or `llm`. Nothing here imports
+tree-sitter at import time.
 """
 
 from __future__ import annotations

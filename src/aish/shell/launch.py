@@ -56,6 +56,11 @@ class LaunchSpec:
     kind: str  # "bash" or "zsh"
     env: Mapping[str, str] = field(repr=False)
     rcfile_dir: Path
+    # A command line the shell is started through (a sandbox's launcher); () starts it directly.
+    wrapper: tuple[str, ...] = ()
+    # The shell's own pid as it sees it ($$, which names its report files): 1 when the wrapper
+    # starts it as a PID namespace's first process; None: its pid as aish sees it.
+    pid_inside: int | None = None
 
 
 def shell_kind(path: str) -> str | None:

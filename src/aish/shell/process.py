@@ -59,9 +59,10 @@ class ShellProcess:
             attrs = termios.tcgetattr(slave)
             attrs[0] |= getattr(termios, "IUTF8", 0)  # erase whole UTF-8 characters
             termios.tcsetattr(slave, termios.TCSANOW, attrs)
+            argv = [*spec.wrapper, shell_path, *args]
             pid = os.posix_spawn(
-                shell_path,
-                [shell_path, *args],
+                argv[0],
+                argv,
                 child_env,
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, slave_path, os.O_RDWR, 0),

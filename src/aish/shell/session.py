@@ -118,11 +118,16 @@ class ShellSession:
         on_notice: Callable[[str], None] | None = None,
         on_background_output: Callable[[bytes], None] | None = None,
         ready_timeout_s: float = 15.0,
+        wrapper: tuple[str, ...] = (),
+        pid_inside: int | None = None,
     ) -> ShellSession:
         """Spawn the shell and return once its first prompt is ready (``startup_s`` says when).
 
         ``shell`` defaults to ``$SHELL`` when that is bash or zsh, else bash. The generated rc
-        files go to ``rcfile_dir`` (a private temporary directory by default).
+        files go to ``rcfile_dir`` (a private temporary directory by default). ``wrapper`` is a
+        command line the shell is started through (a sandbox's launcher), its own arguments
+        appended; ``pid_inside`` is the shell's pid as it sees it there (1 in a new PID
+        namespace).
         """
         base_env = dict(os.environ if env is None else env)
         path, kind = choose_shell(shell, base_env)
@@ -132,7 +137,7 @@ class ShellSession:
         # Absolute: the shell finds its private files next to its rc file after any `cd`.
         directory = Path(os.path.abspath(rcfile_dir or tempfile.mkdtemp(prefix="aish-shell-")))
         session = cls(
-            LaunchSpec(path, kind, base_env, directory),
+            LaunchSpec(path, kind, base_env, directory, wrapper, pid_inside),
             rows=rows,
             cols=cols,
             owns_rcfile_dir=rcfile_dir is None,
@@ -330,7 +335,7 @@ class ShellSession:
         async with self._lock:
             await self._ensure_ready()
             assert self._proc is not None
-            path = where(self._spec.rcfile_dir, self._proc.pid)
+            path = where(self._spec.rcfile_dir, self._spec.pid_inside or self._proc.pid)
             prepare_report(path)
             try:
                 query = EnvQuery(asyncio.get_running_loop().create_future(), key)

@@ -24,6 +24,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun
 
 if TYPE_CHECKING:
+    from aish.run.sandbox import Sandbox
     from aish.run.undo_recorder import UndoRecorder
     from aish.shell.results import CommandResult
     from aish.shell.session import ShellSession
@@ -70,6 +71,8 @@ class AgentShell:
     kill_grace_s: float = 2.0
     # Snapshots what an approved command will touch, for `:undo` (None: undo is off).
     undo: UndoRecorder | None = None
+    # The sandbox it runs in, if any: what it refused is said with each command.
+    sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
         # What the gate judges each step against: this shell's live state.
@@ -85,10 +88,13 @@ class AgentShell:
         max_lines: int = 200,
         max_bytes: int = 16384,
         on_notice: Callable[[str], None] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> AgentShell:
         """Started like the user's shell; bash when the configured shell cannot run (the
         user's own shell already said so). What it runs is never written to the user's history
-        file (`~/.bash_history`, zsh's HISTFILE): those are the model's commands, not the user's."""
+        file (`~/.bash_history`, zsh's HISTFILE): those are the model's commands, not the user's.
+        In `sandbox` when one is given: its launcher starts the shell as the first process of
+        the sandbox's namespaces."""
         import os
 
         from aish.shell.session import ShellSession
@@ -100,13 +106,21 @@ class AgentShell:
             "cols": _COLUMNS,
             "on_notice": on_notice,
         }
+        if sandbox is not None:
+            inside = sandbox.environment(os.environ if env is None else env)
+            options.update(
+                env=inside,
+                wrapper=tuple(sandbox.launch_prefix(cwd, inside)),
+                rcfile_dir=sandbox.rc_dir,
+                pid_inside=1,
+            )
         try:
             session = await ShellSession.start(shell=shell, **options)
         except (ValueError, OSError):
             if shell is None:
                 raise
             session = await ShellSession.start(shell="bash", **options)
-        return cls(session, max_lines=max_lines, max_bytes=max_bytes)
+        return cls(session, max_lines=max_lines, max_bytes=max_bytes, sandbox=sandbox)
 
     @property
     def cwd(self) -> str:
@@ -185,6 +199,8 @@ class AgentShell:
                 asked=asked,
             )
         run = as_command_run(result, source, asked=asked, shown=shown)
+        if self.sandbox is not None:
+            notice = _with_refusals(notice, run.output, self.sandbox.network)
         if notice is not None:
             run = replace(run, notice=f"{notice}; {run.notice}" if run.notice else notice)
         return run
@@ -199,6 +215,16 @@ class AgentShell:
             running.cancel()
             with contextlib.suppress(BaseException):
                 await running
+
+
+def _with_refusals(notice: str | None, output: str, network: bool) -> str | None:
+    """The notice, plus what the sandbox refused (a write outside the tree, the network)."""
+    from aish.run.sandbox.refusals import refusals
+
+    said = refusals(output, network=network)
+    if not said:
+        return notice
+    return "; ".join([notice, *said] if notice else said)
 
 
 async def _unstoppable(stopping: Coroutine[Any, Any, None]) -> None:

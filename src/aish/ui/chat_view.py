@@ -118,6 +118,24 @@ class ChatView:
         self.end_line()
         self._write(f"[aish] {visible(text)}\n", style="dim")
 
+    def show(self, pieces: list[tuple[str, str]]) -> None:
+        """Styled pieces of text (a sandbox's change set), each as given."""
+        self.end_line()
+        for text, style in pieces:
+            self._write(text, style=style)
+
+    async def ask_line(self, question: str) -> str | None:
+        """A line typed in answer; None on Ctrl-C or Ctrl-D."""
+        from prompt_toolkit import PromptSession
+
+        session: PromptSession[str] = PromptSession()
+        discard_typeahead()
+        self.end_line()
+        try:
+            return await session.prompt_async(question, handle_sigint=False)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
     def end_line(self) -> None:
         self._close_reasoning()
         if not self._ends_with_newline:

@@ -5,7 +5,9 @@ and summary (drawn by `norris_view`, as in the REPL) on stdout, coloured only on
 without `NO_COLOR`; aish's own notices as `[aish] …` lines and failures as `aish: …` on
 stderr. `--json`: one object per event and line on stdout, `{"type": "<name>", …fields}`,
 ending with `norris_end` (which carries `pending_action`, and `snapshots`: what the run
-snapshotted before its commands, for `:undo <id>`); nothing else goes to stdout.
+snapshotted before its commands, for `:undo <id>`) — or, with `--sandbox`, with a `sandbox`
+object after it whose `changes` list holds `{"path", "change", "bytes", "kind"}`; nothing else
+goes to stdout.
 The model's own text never drives a terminal: shown as `^[` on one, its control sequences
 taken out in a pipe or file unless `--raw` asks for the bytes as sent (`visible_text`).
 
@@ -52,6 +54,7 @@ from aish.ui.visible_text import ShownText, visible
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from aish.run.sandbox import ApplyResult, ChangeSet
     from aish.run.snapshots import Snapshot
 
 # The names of `--json` events: those `aish ask` also prints share its names.
@@ -104,6 +107,7 @@ class GoalPrinter:
         raw: bool = False,
         yes_safe: bool = False,
         width: int | None = None,
+        sandboxed: bool = False,
     ) -> None:
         self._out = out
         self._err = err
@@ -115,6 +119,7 @@ class GoalPrinter:
         self._out_text = ShownText(terminal=self._terminal, raw=raw)
         self._err_text = ShownText(terminal=err_terminal or err_color, raw=raw)
         self._yes_safe = yes_safe
+        self._sandboxed = sandboxed
         self._width = width  # None: the terminal's, read for each frame
         self._splitter = CmdLineSplitter()
         self._ends_with_newline = True
@@ -155,6 +160,45 @@ class GoalPrinter:
         JSON stream, which ends with `norris_end`."""
         if not self._json:
             self._status(text)
+
+    def sandbox_changes(
+        self, changes: ChangeSet, applied: ApplyResult | None, not_applied: str | None
+    ) -> None:
+        """The sandbox's change set at the end of the run, and what became of it."""
+        if self._json:
+            self._render_sandbox_json(changes, applied, not_applied)
+            return
+        from aish.ui.sandbox_view import apply_lines, change_set_pieces
+
+        self.close()
+        if not changes:
+            self._status("sandbox: no changes")
+            return
+        for text, style in change_set_pieces(changes):
+            self._write(text, style=style)
+        for line in apply_lines(applied) if applied is not None else [not_applied or ""]:
+            if line:
+                self._status(line)
+
+    def _render_sandbox_json(
+        self, changes: ChangeSet, applied: ApplyResult | None, not_applied: str | None
+    ) -> None:
+        payload: dict[str, object] = {
+            "type": "sandbox",
+            "tree": str(changes.tree),
+            "changes": [change.as_json() for change in changes.changes],
+            "applied": [c.path for c in applied.applied] if applied is not None else [],
+            "refused": [{"path": c.path, "reason": reason} for c, reason in applied.refused]
+            if applied is not None
+            else [],
+            "failed": [{"path": c.path, "reason": reason} for c, reason in applied.failed]
+            if applied is not None
+            else [],
+            "backup": str(applied.backup) if applied and applied.backup else None,
+            "not_applied": not_applied,
+        }
+        self._out.write(json_line(payload) + "\n")
+        self._out.flush()
 
     def close(self) -> None:
         """End the reply's last line and any open reasoning line."""
@@ -278,7 +322,9 @@ class GoalPrinter:
         self._err.flush()
 
     def _why_not_run(self, level: str) -> str:
-        if not self._yes_safe:
+        if self._sandboxed and level == "destructive":
+            return "not run: destructive steps halt in the sandbox too (sandbox_destructive)"
+        if not self._yes_safe and not self._sandboxed:
             return "not run: without --yes-safe nothing runs unattended"
         if level == "destructive":
             return "not run: nothing that may change or delete something runs unattended"

@@ -3,7 +3,12 @@
 The same loop as `:norris`, with the gate in headless mode: without `--yes-safe` nothing runs
 (the first action halts); with it, `safe` actions run and `unknown` ones the second opinion
 clears (a judge that is not the model proposing them; without one they halt); anything else ends
-the run `halted` with the action pending. Commands run in an agent shell started in the current
+the run `halted` with the action pending. With `--sandbox` the agent shell runs in a
+copy-on-write sandbox over the project and the gate is in sandboxed mode (`safe` and `unknown`
+commands run there, `destructive` ones halt unless `norris.sandbox_destructive = "run"`); at the
+end the change set is printed, and applied only with `--apply` and only when the goal was
+completed. Where the kernel has no sandbox the run says so and halts at its first action as
+without one. Commands run in an agent shell started in the current
 directory, closed whatever happens (a Ctrl-C included: the run reports `aborted`, stops its
 command, and the cancellation goes on up). Every turn is logged as a session, so `aish --resume`
 continues the conversation; a store that fails is said once and the run goes on without a log.
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
     from aish.config.schema import AishConfig
     from aish.llm.types import ModelTarget
     from aish.mcp import McpServers
+    from aish.run.sandbox import Sandbox
     from aish.store import Store
 
 
@@ -51,6 +57,8 @@ class GoalOptions:
     max_steps: int | None = None  # None: `norris.max_norris_steps`
     # `--model` names the model for this run: it runs the steps, whatever norris.executor says.
     model_given: bool = False
+    sandbox: bool = False  # run in the copy-on-write sandbox
+    apply: bool = False  # apply its change set when the goal is completed
 
 
 def _keep_spending(log: _SessionLog, config: AishConfig, printer: GoalPrinter) -> None:
@@ -94,7 +102,10 @@ async def run_goal(
     _keep_spending(log, config, printer)
     shell: AgentShell | None = None
     servers: McpServers | None = None
+    sandbox: Sandbox | None = None
     try:
+        if options.sandbox:
+            sandbox = _sandbox(config, printer)
         servers = await _mcp_servers(config, printer)
         models = norris_models(
             config, target, os.environ, printer.render, executor_preset=not options.model_given
@@ -105,6 +116,7 @@ async def run_goal(
             max_lines=config.context.output_max_lines,
             max_bytes=config.context.output_max_bytes,
             on_notice=lambda text: printer.render(Status(text)),
+            sandbox=sandbox,
         )
         agent_shell = shell
         shell.undo = UndoRecorder.from_config(config.undo)
@@ -118,7 +130,9 @@ async def run_goal(
             agent_shell.run_authorized,
             lambda: agent_shell.cwd,
             log.append,
-            gate.Policy.from_config(config, "headless", yes_safe=options.yes_safe),
+            gate.Policy.from_config(
+                config, "headless", yes_safe=options.yes_safe, sandboxed=sandbox is not None
+            ),
             NorrisBounds.from_config(
                 config.norris,
                 max_steps=options.max_steps,
@@ -138,15 +152,53 @@ async def run_goal(
             ),
             **tool_options(servers, config.mcp.max_tool_calls),
         )
-        return await run.run()
+        result = await run.run()
+        await shell.close()  # nothing more is written in the sandbox
+        shell = None
+        if sandbox is not None:
+            _finish_sandbox(sandbox, options, result, printer)
+        return result
     finally:
         if shell is not None:
             await shell.close()
+        if sandbox is not None:
+            sandbox.discard()
         if servers is not None:
             await servers.close()
         if log.session_id is not None:
             printer.note(f"session #{log.session_id}: `aish --resume` continues it")
         log.close()
+
+
+def _sandbox(config: AishConfig, printer: GoalPrinter) -> Sandbox | None:
+    from aish.run.sandbox import choose_sandbox
+
+    norris = config.norris
+    # --sandbox asks for one whatever norris.sandbox says (that is the interactive default).
+    sandbox, said = choose_sandbox(
+        "overlay", os.getcwd(), network=norris.sandbox_network, sockets=norris.sandbox_sockets
+    )
+    if said is not None:
+        printer.render(Status(said))
+    return sandbox
+
+
+def _finish_sandbox(
+    sandbox: Sandbox, options: GoalOptions, result: NorrisResult, printer: GoalPrinter
+) -> None:
+    """Show the change set; apply it with --apply when the goal was completed."""
+    from aish.run.sandbox import apply_changes
+
+    changes = sandbox.changes()
+    if not options.apply:
+        printer.sandbox_changes(changes, None, "not applied: run with --apply to apply it")
+    elif result.status not in ("done", "tasks_complete"):
+        why = f"not applied: the run ended {result.status}, not with the goal completed"
+        printer.sandbox_changes(changes, None, why)
+    elif not changes:
+        printer.sandbox_changes(changes, None, None)
+    else:
+        printer.sandbox_changes(changes, apply_changes(changes), None)
 
 
 # Nobody is waiting at a prompt: the run may wait this long for its MCP servers to come up,

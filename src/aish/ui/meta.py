@@ -79,6 +79,13 @@ class RunsGoals(Protocol):
 
 
 @runtime_checkable
+class ReviewsSandbox(Protocol):
+    """A REPL whose Norris runs in a sandbox: `:norris review` shows its change set."""
+
+    async def norris_review(self) -> None: ...
+
+
+@runtime_checkable
 class HasMcp(Protocol):
     """A REPL with MCP servers (none configured is fine: the lists are empty)."""
 
@@ -275,13 +282,18 @@ the commands it proposes (CMD: lines) run in a shell of the agent's own, started
 (your shell and your history file are untouched), and their output goes back to the model.
 Commands proven read-only run unattended; anything else asks a second-opinion model or you,
 and anything destructive stops with a red HALT: [p]roceed / [s]kip / [a]bort.
+Where the kernel allows it ([norris] sandbox = "auto"), the agent's shell works in a
+copy-on-write sandbox over your project: at the end you review what it changed and apply all,
+pick files or discard.
 It ends when the model says GOAL: complete or GOAL: blocked, or a bound stops it (steps,
 time, cost, skips; config [norris]). Ctrl-C aborts; the conversation stays (:history).
   :norris <goal>       run one goal        C-n with a line typed: that line is the goal
   :norris on|off, C-n  Norris mode: every line for the model is a goal (the prompt shows ⚡)
-From a script: aish goal "<goal>" [--yes-safe] [--json]. More: docs/norris.md."""
+  :norris review       the sandbox's change set again: apply, pick or discard
+From a script: aish goal "<goal>" [--yes-safe] [--sandbox [--apply]] [--json].
+More: docs/norris.md."""
 
-_NORRIS_USAGE = "usage: :norris <goal>, :norris on or :norris off"
+_NORRIS_USAGE = "usage: :norris <goal>, :norris on, :norris off or :norris review"
 
 
 def norris_mode_line(on: bool) -> str:
@@ -304,6 +316,11 @@ async def _norris(repl: ReplContext, args: str) -> None:
     elif text in ("", "on"):
         repl.norris_mode(True)
         repl.say(norris_mode_line(True))
+    elif text == "review":
+        if isinstance(repl, ReviewsSandbox):
+            await repl.norris_review()
+        else:
+            repl.say("there is no sandbox here")
     else:
         await repl.run_goal(text)
 
@@ -432,8 +449,8 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand(
             "norris",
-            "norris <goal>|on|off",
-            "pursue a goal autonomously (safe steps run, others HALT)",
+            "norris <goal>|on|off|review",
+            "pursue a goal autonomously (safe steps run, others HALT); review: its sandbox",
             _norris,
             NORRIS_HELP,
         ),

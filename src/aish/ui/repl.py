@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import re
 import signal
@@ -36,6 +37,7 @@ from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.repl_mcp import ReplMcp
 from aish.ui.repl_memory import ReplMemory
 from aish.ui.repl_models import ReplModels
+from aish.ui.sandbox_review import SandboxReview
 from aish.ui.spending import SessionSpending
 from aish.ui.visible_text import visible
 
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import ConfigScope, LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.run.sandbox import Sandbox
     from aish.run.snapshots import SnapshotStore
     from aish.safety.bash_continuation import Unfinished
     from aish.safety.user_rules import UserRules
@@ -125,6 +128,8 @@ class Repl:
             loaded.config, status=lambda text: self._view.status(text), log=self._log
         )
         self._spending = self._new_spending()
+        # The last sandboxed Norris run's change set, until it is applied or discarded.
+        self._sandbox_review = SandboxReview(self._view, self._log)
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -168,6 +173,7 @@ class Repl:
                 await self._handle_guarded(line)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            self._sandbox_review.at_exit()
             await self._mcp.close()
             if self._live_completion is not None:
                 await self._live_completion.close()
@@ -284,6 +290,10 @@ class Repl:
             self._view.status(str(error))
             return
         models = norris_models(config, active, os.environ, self._view.render)
+        sandboxing, sandbox = await self._norris_sandbox()
+        if not sandboxing:
+            return
+        policy = dataclasses.replace(self._norris_policy, sandboxed=sandbox is not None)
         with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             agent = await AgentShell.start(
                 self.shell_cwd(),
@@ -292,6 +302,7 @@ class Repl:
                 max_lines=config.context.output_max_lines,
                 max_bytes=config.context.output_max_bytes,
                 on_notice=self._view.status,
+                sandbox=sandbox,
             )
             agent.undo = self._commands.undo  # one :undo history for chat and Norris
             try:
@@ -303,7 +314,7 @@ class Repl:
                     agent.run_authorized,
                     lambda: agent.cwd,
                     self._log,
-                    self._norris_policy,
+                    policy,
                     NorrisBounds.from_config(
                         config.norris, commands_per_step=config.safety.max_commands_per_reply
                     ),
@@ -322,6 +333,43 @@ class Repl:
                 await agent.close()
                 # Keys typed during the run were not echoed: they must not surprise the prompt.
                 discard_typeahead()
+        if sandbox is not None:
+            await self._sandbox_review.review()
+
+    async def norris_review(self) -> None:
+        """`:norris review`: the last sandboxed run's change set, to apply or discard."""
+        await self._sandbox_review.review()
+
+    async def _norris_sandbox(self) -> tuple[bool, Sandbox | None]:
+        """(whether the run may start, the sandbox it runs in): the pending one of the last
+        run when there is one over this project, else a new one as `norris.sandbox` says."""
+        from aish.run.sandbox import choose_sandbox
+        from aish.run.sandbox.overlay import project_root
+
+        norris = self._loaded.config.norris
+        cwd = self.shell_cwd()
+        pending = self._sandbox_review.pending
+        if pending is not None:
+            if project_root(cwd) != pending.tree:
+                self._view.status(
+                    f"the last run's sandbox over {pending.tree} is not applied yet: "
+                    ":norris review it first"
+                )
+                return False, None
+            self._view.status("going on in the last run's sandbox (its changes are not applied)")
+            return True, pending
+        sandbox, said = await asyncio.to_thread(
+            choose_sandbox,
+            norris.sandbox,
+            cwd,
+            network=norris.sandbox_network,
+            sockets=norris.sandbox_sockets,
+        )
+        if said is not None:
+            self._view.status(said)
+            self._log("status", {"text": said})
+        self._sandbox_review.pending = sandbox
+        return True, sandbox
 
     async def _users_environment(self) -> dict[str, str]:
         """The user's shell's exported variables as they are now (an activated virtualenv, an
