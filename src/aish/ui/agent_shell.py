@@ -139,8 +139,11 @@ class AgentShell:
         if not isinstance(approved.action, gate.ProposedCommand):
             raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
         snapshot, notice = None, ""
-        if self.undo is not None:
-            snapshot, notice = self.undo.before(approved.radius, approved.command)
+        # In the sandbox nothing reaches the real tree until the review applies it: a snapshot
+        # of the real targets would copy bytes the command cannot touch.
+        undo = self.undo if self.sandbox is None else None
+        if undo is not None:
+            snapshot, notice = undo.before(approved.radius, approved.command)
         try:
             run = await self._execute(
                 approved.command_to_run,
@@ -150,8 +153,8 @@ class AgentShell:
                 shown=approved.command,
             )
         finally:
-            if self.undo is not None:
-                self.undo.after(snapshot)
+            if undo is not None:
+                undo.after(snapshot)
         if notice:  # the user (and the model) learn it cannot be taken back
             run = replace(run, notice=f"{run.notice}; {notice}" if run.notice else notice)
         return run
