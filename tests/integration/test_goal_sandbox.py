@@ -126,6 +126,7 @@ def test_apply_equals_running_the_same_commands_directly(
 ) -> None:
     direct = tmp_path / "direct"
     shutil.copytree(workdir, direct, symlinks=True)
+    before = tree_state(workdir)
     for command in SCRIPT:
         subprocess.run(["bash", "-c", command], cwd=direct, check=True)
     server = serve(_steps(*SCRIPT))
@@ -136,11 +137,12 @@ def test_apply_equals_running_the_same_commands_directly(
     assert tree_state(workdir) == tree_state(direct)
     last = _events(result.stdout)[-1]
     assert sorted(last["applied"]) == sorted(c["path"] for c in last["changes"])
-    assert last["refused"] == [] and last["backup"]
-    # The backup holds what the apply overwrote or deleted.
-    backup = Path(last["backup"]) / "files"
-    assert (backup / "keep.txt").read_text() == "keep me\n"
-    assert (backup / "old" / "sub" / "b.bin").read_bytes() == b"\0\1\2"
+    assert last["refused"] == [] and isinstance(last["snapshot"], int)
+    # The apply is undone like any command: its snapshot is in the `:undo` store.
+    from aish.run.snapshots import SnapshotStore
+
+    SnapshotStore.default().restore(last["snapshot"])
+    assert tree_state(workdir) == before
 
 
 def test_a_destructive_step_halts_with_exit_3_and_nothing_is_applied(

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from aish.run.sandbox import Sandbox, apply_changes, restore_backup, scan_changes
+from aish.run.sandbox import Sandbox, apply_changes, scan_changes
 from aish.run.sandbox.refusals import refusals
+from aish.run.snapshots import SnapshotStore
+from aish.run.undo_recorder import UndoRecorder
 from aish.ui.sandbox_review import parse_picks
 
 from ..sandbox_trees import tree_state
@@ -77,7 +79,9 @@ def test_the_upper_dir_reads_as_created_modified_deleted_and_mode(
     assert mode.mode_text() == "0644 → 0755"
 
 
-def test_apply_backs_up_and_restore_undoes_it(layers: tuple[Path, Path], tmp_path: Path) -> None:
+def test_apply_is_snapshotted_and_undo_puts_the_tree_back(
+    layers: tuple[Path, Path], tmp_path: Path
+) -> None:
     tree, upper = layers
     before = tree_state(tree)
     (upper / "edit.txt").write_text("edited\n")
@@ -87,7 +91,8 @@ def test_apply_backs_up_and_restore_undoes_it(layers: tuple[Path, Path], tmp_pat
     (upper / "dir").mkdir()
     _whiteout(upper / "dir" / "inner")
     changes = scan_changes(tree, upper, time.time_ns() + 10**9)
-    result = apply_changes(changes, backups=tmp_path / "backups")
+    undo = UndoRecorder(SnapshotStore(tmp_path / "snapshots"))
+    result = apply_changes(changes, undo=undo)
 
     assert sorted(c.path for c in result.applied) == [
         "dir/inner",
@@ -99,10 +104,11 @@ def test_apply_backs_up_and_restore_undoes_it(layers: tuple[Path, Path], tmp_pat
     assert (tree / "edit.txt").read_text() == "edited\n"
     assert not (tree / "gone.txt").exists() and not (tree / "dir" / "inner").exists()
     assert (tree / "sub" / "new.txt").read_text() == "new\n"
-    assert result.backup is not None
+    assert result.snapshot is not None and undo.taken == [undo.store.get(result.snapshot.id)]
+    assert result.undo_note.startswith(":undo puts back")
     # Applied, the same upper dir shows nothing left to do.
     assert not scan_changes(tree, upper, 0)
-    restore_backup(result.backup)
+    undo.store.restore(result.snapshot.id)  # what `:undo` does
     assert tree_state(tree) == before
 
 
@@ -111,7 +117,7 @@ def test_only_the_chosen_paths_are_applied(layers: tuple[Path, Path], tmp_path: 
     (upper / "a.txt").write_text("a\n")
     (upper / "b.txt").write_text("b\n")
     changes = scan_changes(tree, upper, time.time_ns() + 10**9)
-    result = apply_changes(changes, {"b.txt"}, backups=tmp_path / "backups")
+    result = apply_changes(changes, {"b.txt"}, undo=None)
     assert [c.path for c in result.applied] == ["b.txt"]
     assert not (tree / "a.txt").exists() and (tree / "b.txt").read_text() == "b\n"
 
@@ -140,7 +146,7 @@ def test_a_path_changed_in_the_real_tree_since_the_start_is_refused(
             "raced.txt": "changed in the real tree meanwhile",
             "dir/inner": "dir/inner/x.bin changed meanwhile",
         }
-        result = apply_changes(changes, backups=tmp_path / "backups")
+        result = apply_changes(changes, undo=UndoRecorder(SnapshotStore(tmp_path / "snaps")))
         assert [c.path for c in result.applied] == ["edited-before.txt"]
         assert (tree / "edit.txt").read_text() == "a person\n"
         assert (tree / "dir" / "inner" / "x.bin").read_bytes() == b"1"

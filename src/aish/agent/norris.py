@@ -470,8 +470,16 @@ class NorrisRun:
     def _policy_for(self, action: gate.Action) -> gate.Policy:
         if self.policy_source is None:
             return self.policy
-        policy = self.policy_source(action)
-        return dataclasses.replace(policy, scrubbed=True) if self._scrubbed else policy
+        # The directory's config decides the rules; what this run is stays the run's: the
+        # model its output reaches (scrubbed) and the sandbox its shell was started in.
+        run = self.policy
+        return dataclasses.replace(
+            self.policy_source(action),
+            scrubbed=run.scrubbed,
+            sandboxed=run.sandboxed,
+            sandbox_destructive=run.sandbox_destructive,
+            sandbox_network=run.sandbox_network,
+        )
 
     async def _authorize(self, action: gate.Action) -> gate.Authorization:
         authorization = await gate.authorize(

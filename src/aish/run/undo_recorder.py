@@ -10,7 +10,7 @@ over the size limit is not kept, and the reason is returned for the executor to 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -58,13 +58,18 @@ class UndoRecorder:
     def before(self, radius: BlastRadius | None, label: str) -> tuple[Snapshot | None, str]:
         """Snapshot the radius's targets; the snapshot (None when none was taken) and what to
         tell the user ("" for nothing)."""
+        if radius is None or not radius.predictable or not radius.targets:
+            return None, ""
+        return self.take_paths(radius.paths, label, radius.cwd)
+
+    def take_paths(self, paths: Iterable[str], label: str, cwd: str) -> tuple[Snapshot | None, str]:
+        """Snapshot `paths` (absolute) before something changes them — a command, or the
+        apply of a sandbox's change set; as `before`."""
         from aish.run.radius_text import human_bytes
         from aish.run.snapshots import TooLarge
 
-        if radius is None or not radius.predictable or not radius.targets:
-            return None, ""
         try:
-            snapshot = self.store.take(radius.paths, label, radius.cwd)
+            snapshot = self.store.take(paths, label, cwd)
         except TooLarge as large:
             return None, f"not undoable: more than {human_bytes(large.limit)} to snapshot"
         except OSError as error:

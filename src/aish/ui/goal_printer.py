@@ -194,7 +194,7 @@ class GoalPrinter:
             "failed": [{"path": c.path, "reason": reason} for c, reason in applied.failed]
             if applied is not None
             else [],
-            "backup": str(applied.backup) if applied and applied.backup else None,
+            "snapshot": applied.snapshot.id if applied and applied.snapshot else None,
             "not_applied": not_applied,
         }
         self._out.write(json_line(payload) + "\n")

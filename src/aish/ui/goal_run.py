@@ -156,7 +156,7 @@ async def run_goal(
         await shell.close()  # nothing more is written in the sandbox
         shell = None
         if sandbox is not None:
-            _finish_sandbox(sandbox, options, result, printer)
+            _finish_sandbox(sandbox, options, result, printer, agent_shell.undo)
         return result
     finally:
         if shell is not None:
@@ -184,7 +184,11 @@ def _sandbox(config: AishConfig, printer: GoalPrinter) -> Sandbox | None:
 
 
 def _finish_sandbox(
-    sandbox: Sandbox, options: GoalOptions, result: NorrisResult, printer: GoalPrinter
+    sandbox: Sandbox,
+    options: GoalOptions,
+    result: NorrisResult,
+    printer: GoalPrinter,
+    undo: UndoRecorder | None,
 ) -> None:
     """Show the change set; apply it with --apply when the goal was completed."""
     from aish.run.sandbox import apply_changes
@@ -198,7 +202,7 @@ def _finish_sandbox(
     elif not changes:
         printer.sandbox_changes(changes, None, None)
     else:
-        printer.sandbox_changes(changes, apply_changes(changes), None)
+        printer.sandbox_changes(changes, apply_changes(changes, undo=undo), None)
 
 
 # Nobody is waiting at a prompt: the run may wait this long for its MCP servers to come up,

@@ -129,7 +129,7 @@ class Repl:
         )
         self._spending = self._new_spending()
         # The last sandboxed Norris run's change set, until it is applied or discarded.
-        self._sandbox_review = SandboxReview(self._view, self._log)
+        self._sandbox_review = SandboxReview(self._view, self._log, lambda: self._commands.undo)
 
     # ---- the loop ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from aish.ui.sandbox_view import apply_lines, change_set_pieces
 
 if TYPE_CHECKING:
     from aish.run.sandbox import ApplyResult, Sandbox
+    from aish.run.undo_recorder import UndoRecorder
 
 __all__ = ["SandboxReview", "parse_picks"]
 
@@ -63,9 +64,16 @@ def parse_picks(text: str, count: int) -> list[int] | str:
 class SandboxReview:
     """The REPL's pending sandbox (one at a time) and its review."""
 
-    def __init__(self, view: ReviewView, log: Callable[[str, Mapping[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        view: ReviewView,
+        log: Callable[[str, Mapping[str, Any]], None],
+        undo: Callable[[], UndoRecorder | None],
+    ) -> None:
         self._view = view
         self._log = log
+        # The session's `:undo` history, as it is when an apply happens (config reloads swap it).
+        self._undo = undo
         self.pending: Sandbox | None = None
 
     async def review(self) -> None:
@@ -108,7 +116,7 @@ class SandboxReview:
     def _applied(self, sandbox: Sandbox, chosen: set[str] | None) -> None:
         from aish.run.sandbox import apply_changes
 
-        result = apply_changes(sandbox.changes(), chosen)
+        result = apply_changes(sandbox.changes(), chosen, undo=self._undo())
         for line in apply_lines(result):
             self._view.status(line)
         self._log("status", {"text": "sandbox applied", **_logged(result)})
@@ -138,5 +146,5 @@ def _logged(result: ApplyResult) -> dict[str, Any]:
         "applied": [c.path for c in result.applied],
         "refused": {c.path: reason for c, reason in result.refused},
         "failed": {c.path: reason for c, reason in result.failed},
-        "backup": str(result.backup) if result.backup else None,
+        "snapshot": result.snapshot.id if result.snapshot else None,
     }

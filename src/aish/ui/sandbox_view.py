@@ -79,6 +79,6 @@ def apply_lines(result: ApplyResult) -> list[str]:
         lines.append(f"not applied: {change.path}: {reason}")
     for change, reason in result.failed:
         lines.append(f"failed: {change.path}: {reason}")
-    if result.backup is not None:
-        lines.append(f"what it overwrote or deleted is saved in {result.backup}")
+    if result.undo_note:
+        lines.append(result.undo_note)
     return lines

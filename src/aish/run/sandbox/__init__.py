@@ -7,7 +7,7 @@ changed meanwhile and keeps a backup of what it overwrites).
 Imports only the standard library and `aish.config.paths`; never `ui`, `agent` or `shell`.
 """
 
-from aish.run.sandbox.apply import ApplyResult, apply_changes, restore_backup
+from aish.run.sandbox.apply import ApplyResult, apply_changes
 from aish.run.sandbox.changes import Change, ChangeSet, scan_changes
 from aish.run.sandbox.choice import choose_sandbox
 from aish.run.sandbox.namespaces import SandboxSupport, sandbox_support
@@ -22,7 +22,6 @@ __all__ = [
     "SandboxUnavailable",
     "apply_changes",
     "choose_sandbox",
-    "restore_backup",
     "sandbox_support",
     "scan_changes",
 ]
