@@ -25,7 +25,12 @@ A_RULES = '[safety]\nallow = ["make test"]\nconfirm_cmd = false\n'
 
 
 def config_for(url: str) -> str:
-    return f'default_model = "local"\n[models.local]\nendpoint = "{url}/v1"\nmodel = "testllm"\n'
+    # No sandbox: these runs are about which project's rules judge a step on the real tree
+    # (in a sandbox, unknown steps run unasked and `make test` could not reach `../A-ran`).
+    return (
+        f'default_model = "local"\n[models.local]\nendpoint = "{url}/v1"\nmodel = "testllm"\n'
+        '[norris]\nsandbox = "off"\n'
+    )
 
 
 def repository(root: Path, name: str, project_file: str | None) -> Path:
