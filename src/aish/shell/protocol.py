@@ -1,10 +1,16 @@
 """ShellProtocol: what the marker stream means, as a state machine with no I/O of its own.
 
-For each command aish types a private kill-line key (clearing whatever the user typed ahead),
-the command (its newlines and control bytes quoted, so a multi-line command is one line for
-readline or ZLE), a private key that marks the line as aish's, and Enter. The shell answers:
+For each command aish types a private kill-line key (clearing a half-typed line), the command
+(its newlines and control bytes quoted, so a multi-line command is one line for readline or ZLE),
+a private key that marks the line as aish's, and Enter; then the keys the user typed ahead for
+it, which wait in the PTY for the command as they would in bash. The shell answers:
 
     <echo of the line> C;1 <output> D;<status> P;Cwd=… A;<status> B
+
+Type-ahead is the user's and is never thrown away: after ``D`` the shell waits, reading its
+terminal, for :data:`END_OF_INPUT`. aish sends that key once it has stopped relaying the user's
+keys, so everything before it is what the command did not read; the shell hands that back (in a
+file) and aish makes it the start of its next prompt's input.
 
 Everything before ``C`` is the line editor's echo and is dropped; output runs from ``C`` to
 ``D``; the command is finished when the prompt is ready again (``B``). A line that runs nothing
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
     from aish.shell.capture import OutputCapture
 
 __all__ = [
+    "END_OF_INPUT",
     "KILL_LINE",
     "MARK_INJECTED",
     "QUOTE_NEXT",
@@ -67,6 +74,7 @@ REPORT_NAMES = b"\x1b[5004~"
 REINSTALL_HOOKS = b"\x1b[5005~"
 REPORT_ENV = b"\x1b[5006~"
 REPORT_STATE = b"\x1b[5007~"
+END_OF_INPUT = b"\x1b[5008~"
 
 _log = logging.getLogger("aish.shell")
 
@@ -109,6 +117,7 @@ class PendingCommand:
     sinks: tuple[Callable[[bytes], None], ...]  # verbatim output, for display
     cwd_before: str
     done: asyncio.Future[CommandResult]
+    typeahead: bytes = b""  # keys the user typed after the line, typed after it in the PTY
     started_at: float = field(default_factory=time.perf_counter)
     status: int | None = None
     echo: bytearray = field(default_factory=bytearray)
@@ -116,8 +125,11 @@ class PendingCommand:
     incomplete: bool = False
     hooks_lost: bool = False
     detached: bool = False  # nobody waits any more: the rest of its output is background
+    input_ended: bool = False  # END_OF_INPUT was sent: the shell hands back the unread keys
 
-    def result(self, status: int, cwd_after: str, notice: str | None) -> None:
+    def result(
+        self, status: int, cwd_after: str, notice: str | None, typeahead: bytes = b""
+    ) -> None:
         if not self.done.done():
             self.done.set_result(
                 CommandResult(
@@ -128,6 +140,7 @@ class PendingCommand:
                     duration_s=time.perf_counter() - self.started_at,
                     output=self.capture.result(self.text),
                     notice=notice,
+                    typeahead=typeahead,
                 )
             )
 
@@ -154,7 +167,9 @@ class ProtocolHost(Protocol):
 
     def write(self, data: bytes) -> None: ...  # type into the PTY
 
-    def drop_typeahead(self) -> None: ...  # discard unread PTY input
+    def end_input(self) -> None: ...  # stop relaying the user's keys to the PTY
+
+    def take_typeahead(self) -> bytes: ...  # the keys the shell handed back after END_OF_INPUT
 
     def background(self, data: bytes) -> None: ...  # output outside any command
 
@@ -195,7 +210,7 @@ class ShellProtocol:
         assert self.phase is Phase.READY and self.command is None
         self.command = command
         self._set_phase(Phase.INJECTED)
-        self._host.write(encode_command(command.text))
+        self._host.write(encode_command(command.text) + command.typeahead)
 
     def ask_names(self, query: NameQuery) -> None:
         assert self.phase is Phase.READY and self.query is None
@@ -304,8 +319,7 @@ class ShellProtocol:
             return
         if phase is Phase.RUNNING:
             cmd.status = status
-            # Keys typed for the program that it never read must not reach the next prompt.
-            self._host.drop_typeahead()
+            self._end_input(cmd)
             self._set_phase(Phase.FINISHING)
         elif phase is Phase.INJECTED:
             if cmd.foreign:
@@ -313,11 +327,20 @@ class ShellProtocol:
                 return
             # Our line ran no command: a syntax error, a comment, or a cancelled continuation.
             cmd.status = status
+            self._end_input(cmd)
             if not cmd.incomplete:
                 cmd.capture.feed(strip_echo(bytes(cmd.echo), cmd.text))
             self._set_phase(Phase.FINISHING)
 
+    def _end_input(self, cmd: PendingCommand) -> None:
+        """Keys the command did not read belong to the next prompt: the shell waits for this
+        key and hands back what came before it (the relay stops first, so nothing follows)."""
+        self._host.end_input()
+        self._host.write(END_OF_INPUT)
+        cmd.input_ended = True
+
     def _finish(self, cmd: PendingCommand) -> None:
+        typeahead = self._host.take_typeahead() if cmd.input_ended else b""
         self.command = None
         self._set_phase(Phase.READY)
         notice = None
@@ -326,7 +349,7 @@ class ShellProtocol:
         elif cmd.hooks_lost:
             notice = HOOKS_RESTORED_NOTICE
             self._host.write(REINSTALL_HOOKS)
-        cmd.result(cmd.status if cmd.status is not None else 0, self.cwd, notice)
+        cmd.result(cmd.status if cmd.status is not None else 0, self.cwd, notice, typeahead)
 
     def _on_names(self, value: str) -> None:
         query = self.query
