@@ -13,8 +13,6 @@ HALT banner, the summary); its HALT question is `halt_action`.
 from __future__ import annotations
 
 import shutil
-import sys
-import termios
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
@@ -30,6 +28,7 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
+from aish.ui import type_ahead
 from aish.ui.cmd_lines import CmdLineSplitter
 from aish.ui.norris_view import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
 from aish.ui.visible_text import visible
@@ -195,10 +194,10 @@ class ChatView:
         bindings.add("c-c")(lambda event: event.app.exit(result=cancel))
         bindings.add("c-d")(lambda event: event.app.exit(result=cancel))
         session: PromptSession[Any] = PromptSession(key_bindings=bindings)
-        discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
-            typed = await session.prompt_async(question, handle_sigint=False)
+            with type_ahead.set_aside():  # a key pressed before the question is no answer
+                typed = await session.prompt_async(question, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
         if typed == cancel:
@@ -257,10 +256,10 @@ class ChatView:
                 event.app.exit(result=answer)
 
         session: PromptSession[str] = PromptSession(key_bindings=keys)
-        discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
-            typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
+            with type_ahead.set_aside():  # a key pressed before the question is no answer
+                typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return "abort"
         # Every binding answers with a whole HaltAnswer; anything else is no answer to run on.
@@ -275,9 +274,9 @@ class ChatView:
         from prompt_toolkit import PromptSession
 
         editor: PromptSession[str] = PromptSession()
-        discard_typeahead()
         try:
-            return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
+            with type_ahead.set_aside():
+                return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
         except (EOFError, KeyboardInterrupt) as stop:
             # As at the question itself: Ctrl-C is "cancel", not "no".
             raise EditCancelled from stop
@@ -292,11 +291,6 @@ def verdict_line(verdict: Verdict) -> str:
     if verdict.level == "safe" and not reasons:
         reasons = "read-only"
     return f"  [{verdict.level}] {reasons}".rstrip()
-
-
-def discard_typeahead() -> None:
-    if sys.stdin.isatty():
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def _with_secret_values(command: str) -> str:

@@ -24,7 +24,7 @@ from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
-from aish.ui.chat_view import ChatView, discard_typeahead
+from aish.ui.chat_view import ChatView
 from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.prompt_text import prompt_text
@@ -266,9 +266,8 @@ class Repl:
                 )
                 await run.run()
             finally:
+                # Keys typed during the run (not echoed) stay unread: the next prompt's input.
                 await agent.close()
-                # Keys typed during the run were not echoed: they must not surprise the prompt.
-                discard_typeahead()
 
     async def _users_environment(self) -> dict[str, str]:
         """The user's shell's exported variables as they are now (an activated virtualenv, an

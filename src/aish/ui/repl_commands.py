@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
 from aish.conversation.context import CommandRun
+from aish.ui import type_ahead
 from aish.ui.agent_shell import as_command_run
 
 if TYPE_CHECKING:
@@ -85,6 +86,13 @@ class ShellCommands:
 
         shell = await self._shell()
         self._view.end_line()
+        if source == "user":
+            # Keys typed after the user's line wait for its command, as in bash.
+            typeahead = type_ahead.take_keys()
+        else:
+            # Keys typed while the reply streamed are for the prompt, not for the model's command.
+            type_ahead.queue_unread()
+            typeahead = b""
         async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
             result = await shell.run(
                 command,
@@ -92,7 +100,9 @@ class ShellCommands:
                 on_output=self.write_output,
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
+                typeahead=typeahead,
             )
+        type_ahead.queue_keys(result.typeahead)  # what it did not read: the next prompt's
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
             self._view.status(result.notice)

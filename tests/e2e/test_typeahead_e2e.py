@@ -1,0 +1,215 @@
+"""Type-ahead end to end: keys typed faster than aish asks for them, in a real PTY.
+
+Bash is the spec: every line of a burst runs, in order; a line typed while a command runs runs
+after it; a command that reads the terminal gets the keys typed for it. Each test also checks
+that nothing reached the model (a lost or mangled line would be English to the router), and where
+bash can do the same the same bytes go to `bash --norc -i` in the same harness and the commands'
+outputs are compared, in order.
+
+Outputs are told apart from the typed lines by arithmetic: `echo E$((1))` prints `E1`, which its
+echo does not contain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pexpect
+
+from ..conftest import ServeFn
+from .conftest import AishTerminal, spawn_aish
+
+END = "echo END$((9))\r"
+ENDED = r"END9\r"  # END's output (its echo reads `END$((9))`)
+OUTPUT = re.compile(r"[A-Z]\d+|/\S+|got \S*")
+# What terminals draw besides text: CSI and OSC sequences, keypad modes.
+CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[=>]")
+
+
+def _config(url: str) -> str:
+    return f'default_model = "local"\n[models.local]\nendpoint = "{url}/v1"\nmodel = "testllm"\n'
+
+
+def outputs(screen: str) -> list[str]:
+    """The commands' outputs on the screen, in order: whole lines (the typed lines' echoes and
+    the prompts never match)."""
+    lines = re.split(r"[\r\n]+", CONTROL.sub("", screen))
+    return [line for line in lines if OUTPUT.fullmatch(line)]
+
+
+def bash_terminal(home: Path) -> pexpect.spawn:
+    """Plain `bash --norc -i` in the same kind of PTY, for the same keys."""
+    child = pexpect.spawn(
+        "bash",
+        ["--norc", "-i"],
+        cwd=str(home / "work"),
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin", "TERM": "xterm", "PS1": "$ "},
+        encoding="utf-8",
+        codec_errors="replace",
+        dimensions=(40, 120),
+        timeout=20,
+    )
+    child.expect_exact("$ ")
+    return child
+
+
+def in_bash(home: Path, steps: Callable[[pexpect.spawn], str]) -> list[str]:
+    bash = bash_terminal(home)
+    try:
+        return outputs(steps(bash))
+    finally:
+        bash.terminate(force=True)
+
+
+def started(
+    serve: ServeFn, home: Path, terminals: list[AishTerminal]
+) -> tuple[AishTerminal, object]:
+    # Any line that reaches the model gets an answer, and is counted.
+    server = serve({"rules": [], "default": {"text": "a model answered"}})
+    aish = spawn_aish(home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    return aish, server
+
+
+def test_a_burst_of_lines_runs_every_line_in_order(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    burst = "".join(f"echo E$(({n}))\r" for n in range(1, 9)) + END
+
+    def steps(child: pexpect.spawn) -> str:
+        child.send(burst)
+        child.expect(ENDED)
+        return str(child.before)
+
+    aish, server = started(serve, aish_home, terminals)
+    shown = steps(aish.child)
+    aish.wait_prompt()
+    expected = [f"E{n}" for n in range(1, 9)]
+    assert outputs(shown) == expected
+    assert in_bash(aish_home, steps) == expected  # parity: the same keys in bash
+    assert server.requests == []  # type: ignore[attr-defined]
+
+
+def test_a_line_typed_while_a_command_runs_runs_after_it(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    def steps(child: pexpect.spawn) -> str:
+        child.send("echo S$((1)); sleep 1\r")
+        child.expect(r"S1\r")  # the command is running: type the next line now
+        child.send("echo S$((2))\r" + END)
+        child.expect(ENDED)
+        return "S1\r\n" + str(child.before)
+
+    aish, server = started(serve, aish_home, terminals)
+    shown = steps(aish.child)
+    aish.wait_prompt()
+    assert outputs(shown) == ["S1", "S2"]
+    assert in_bash(aish_home, steps) == ["S1", "S2"]
+    assert server.requests == []  # type: ignore[attr-defined]
+
+
+def test_cd_then_pwd_as_a_burst_runs_both_every_time(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    sub = aish_home / "work" / "sub"
+    sub.mkdir()
+
+    def steps(child: pexpect.spawn) -> str:
+        shown = ""
+        for n in range(5):  # the race lost both lines in 4 of 5 tries
+            child.send(f"cd sub\rpwd\rcd ..\recho R$(({n}))\r")
+            child.expect(rf"R{n}\r")
+            shown += str(child.before) + f"R{n}\r\n"
+        return shown
+
+    aish, server = started(serve, aish_home, terminals)
+    shown = steps(aish.child)
+    aish.wait_prompt()
+    expected = [item for n in range(5) for item in (str(sub), f"R{n}")]
+    assert outputs(shown) == expected
+    assert in_bash(aish_home, steps) == expected
+    assert server.requests == []  # type: ignore[attr-defined]
+
+
+def test_a_command_that_reads_the_terminal_gets_the_line_typed_for_it(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    def steps(child: pexpect.spawn) -> str:
+        child.send("echo W$((1)); read x; echo got $x\r")
+        child.expect(r"W1\r")  # `read` is waiting
+        child.send("hello\r" + END)
+        child.expect(ENDED)
+        return "W1\r\n" + str(child.before)
+
+    aish, server = started(serve, aish_home, terminals)
+    shown = steps(aish.child)
+    aish.wait_prompt()
+    assert outputs(shown) == ["W1", "got hello"]
+    assert in_bash(aish_home, steps) == ["W1", "got hello"]
+    # `hello` went to `read`: it neither ran as a command nor reached the model.
+    assert "command not found" not in shown
+    assert server.requests == []  # type: ignore[attr-defined]
+
+
+def test_a_line_typed_while_a_reply_streams_runs_after_the_reply(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "tell me"},
+                    "reply": {"text": "word " * 30 + "done.", "chunk_size": 4, "delay_ms": 60},
+                }
+            ],
+            "default": {"text": "a model answered"},
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.type_line("tell me a story")
+    aish.expect("word word")
+    aish.child.send("echo T$((1))\r")  # not echoed over the reply, but kept
+    shown = aish.expect(r"T1\r")
+    aish.wait_prompt()
+    assert shown.index("done.") < shown.index("T1")
+    assert len(server.requests) == 1  # the typed line ran in the shell, it was not a question
+
+
+def test_a_confirm_question_takes_only_its_answer_and_the_rest_stays_queued(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    marker = tmp_path / "approved"
+    server = serve(
+        {
+            "rules": [
+                {
+                    "when": {"user": "make it"},
+                    "reply": {
+                        "text": f"Slowly now.\nCMD: touch {marker} && echo P$((1))\n",
+                        "chunk_size": 4,
+                        "delay_ms": 60,
+                    },
+                }
+            ],
+            "default": {"text": "a model answered"},
+        }
+    )
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.type_line("make it please")
+    aish.expect("Slowly")
+    # Typed before the question: its Enter must not answer "no", and the line must still run.
+    aish.child.send("echo Q$((1))\r")
+    aish.expect(r"\[d\]escribe")
+    aish.child.send("yecho Q$((2))\r")  # `y` answers; the line after it is the user's next
+    shown = aish.expect(r"Q2\r")
+    aish.wait_prompt()
+    assert marker.exists()
+    assert outputs(shown) == ["P1", "Q1", "Q2"]
+    assert len(server.requests) == 1
