@@ -13,6 +13,7 @@ echo does not contain.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from .conftest import AishTerminal, spawn_aish
 
 END = "echo END$((9))\r"
 ENDED = r"END9\r"  # END's output (its echo reads `END$((9))`)
-OUTPUT = re.compile(r"[A-Z]\d+|/\S+|got \S*")
+# Outputs, each written at once with its newline: `E1` (never inside a typed `E$((1))`) and
+# `got <word>`. The echo of keys typed meanwhile may come right before one.
+OUTPUT = r"[A-Z]\d+(?=\r)|got \w+(?=\r)"
 # What terminals draw besides text: CSI and OSC sequences, keypad modes.
 CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[=>]")
 
@@ -32,11 +35,25 @@ def _config(url: str) -> str:
     return f'default_model = "local"\n[models.local]\nendpoint = "{url}/v1"\nmodel = "testllm"\n'
 
 
-def outputs(screen: str) -> list[str]:
-    """The commands' outputs on the screen, in order: whole lines (the typed lines' echoes and
-    the prompts never match)."""
-    lines = re.split(r"[\r\n]+", CONTROL.sub("", screen))
-    return [line for line in lines if OUTPUT.fullmatch(line)]
+def type_keys(child: pexpect.spawn, keys: str, gap_s: float) -> None:
+    """Type like a fast typist: one key at a time, ``gap_s`` apart (0: all in one write). The
+    keys then straddle every boundary: some read by the line editor with the Enter before
+    them, some relayed while that line's command runs, some arriving as it ends."""
+    if not gap_s:
+        child.send(keys)
+        return
+    child.delaybeforesend = None
+    for key in keys:
+        child.send(key)
+        time.sleep(gap_s)
+
+
+def outputs(screen: str, path: Path | None = None) -> list[str]:
+    """The commands' outputs on the screen, in order, and where ``path`` was printed (the
+    prompt shows it under `~`). Keys typed while a command runs are echoed by the terminal, as
+    in bash, even in the middle of its output: their echo never matches."""
+    pattern = OUTPUT + (rf"|{re.escape(str(path))}(?=\r)" if path else "")
+    return re.findall(pattern, CONTROL.sub("", screen))
 
 
 def bash_terminal(home: Path) -> pexpect.spawn:
@@ -55,10 +72,12 @@ def bash_terminal(home: Path) -> pexpect.spawn:
     return child
 
 
-def in_bash(home: Path, steps: Callable[[pexpect.spawn], str]) -> list[str]:
+def in_bash(
+    home: Path, steps: Callable[[pexpect.spawn], str], path: Path | None = None
+) -> list[str]:
     bash = bash_terminal(home)
     try:
-        return outputs(steps(bash))
+        return outputs(steps(bash), path)
     finally:
         bash.terminate(force=True)
 
@@ -78,18 +97,19 @@ def test_a_burst_of_lines_runs_every_line_in_order(
     serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
 ) -> None:
     burst = "".join(f"echo E$(({n}))\r" for n in range(1, 9)) + END
+    expected = [f"E{n}" for n in range(1, 9)]
 
-    def steps(child: pexpect.spawn) -> str:
-        child.send(burst)
+    def steps(child: pexpect.spawn, gap_s: float) -> str:
+        type_keys(child, burst, gap_s)
         child.expect(ENDED)
         return str(child.before)
 
     aish, server = started(serve, aish_home, terminals)
-    shown = steps(aish.child)
-    aish.wait_prompt()
-    expected = [f"E{n}" for n in range(1, 9)]
-    assert outputs(shown) == expected
-    assert in_bash(aish_home, steps) == expected  # parity: the same keys in bash
+    for gap_s in (0, 0.001, 0.004, 0.012):
+        shown = steps(aish.child, gap_s)
+        aish.wait_prompt()
+        assert outputs(shown) == expected, f"typed {gap_s}s apart"
+    assert in_bash(aish_home, lambda bash: steps(bash, 0.004)) == expected  # parity
     assert server.requests == []  # type: ignore[attr-defined]
 
 
@@ -119,8 +139,8 @@ def test_cd_then_pwd_as_a_burst_runs_both_every_time(
 
     def steps(child: pexpect.spawn) -> str:
         shown = ""
-        for n in range(5):  # the race lost both lines in 4 of 5 tries
-            child.send(f"cd sub\rpwd\rcd ..\recho R$(({n}))\r")
+        for n in range(6):  # the race lost both lines in 4 of 5 tries
+            type_keys(child, f"cd sub\rpwd\rcd ..\recho R$(({n}))\r", (0, 0.003, 0.008)[n % 3])
             child.expect(rf"R{n}\r")
             shown += str(child.before) + f"R{n}\r\n"
         return shown
@@ -128,9 +148,9 @@ def test_cd_then_pwd_as_a_burst_runs_both_every_time(
     aish, server = started(serve, aish_home, terminals)
     shown = steps(aish.child)
     aish.wait_prompt()
-    expected = [item for n in range(5) for item in (str(sub), f"R{n}")]
-    assert outputs(shown) == expected
-    assert in_bash(aish_home, steps) == expected
+    expected = [item for n in range(6) for item in (str(sub), f"R{n}")]
+    assert outputs(shown, sub) == expected
+    assert in_bash(aish_home, steps, sub) == expected
     assert server.requests == []  # type: ignore[attr-defined]
 
 

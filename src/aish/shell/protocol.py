@@ -75,6 +75,8 @@ REINSTALL_HOOKS = b"\x1b[5005~"
 REPORT_ENV = b"\x1b[5006~"
 REPORT_STATE = b"\x1b[5007~"
 END_OF_INPUT = b"\x1b[5008~"
+# How the terminal echoes END_OF_INPUT when it arrives before the shell has turned echo off.
+_END_OF_INPUT_ECHO = b"^[[5008~"
 
 _log = logging.getLogger("aish.shell")
 
@@ -267,6 +269,8 @@ class ShellProtocol:
                 query.current += data
                 query.size += len(data)
         else:
+            if phase is Phase.FINISHING and cmd is not None and cmd.input_ended:
+                data = data.replace(_END_OF_INPUT_ECHO, b"")  # aish's key, nobody's output
             if phase is Phase.STARTING:
                 self.startup_output += data
                 del self.startup_output[:-_STARTUP_LIMIT]
