@@ -147,6 +147,7 @@ def test_typeahead_is_no_answer_and_ctrl_c_cancels(
     aish.child.sendcontrol("c")
     shown = aish.wait_prompt()
     assert "reply cut short" in shown
+    assert shown.count("[aish]") == 1  # one status line per Ctrl-C
     history = aish.run(":history")
     assert "word word" in history and "[reply cut short]" in history
     aish.type_line("exit 3")

@@ -64,6 +64,9 @@ class ChatView:
         self._ends_with_newline = True
         self._reasoning_open = False
         self._reply_text_shown = False
+        # Lines that told the user something (statuses, Norris frames): a Ctrl-C is reported
+        # once, by whoever stopped first (see `Repl._handle_guarded`).
+        self.notices = 0
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
         # Told about every model call's usage (the session's ledger); None: nobody.
@@ -110,10 +113,12 @@ class ChatView:
         elif isinstance(event, NORRIS_EVENTS):
             self.end_line()  # a frame or banner never starts mid-line
             width = shutil.get_terminal_size().columns
+            self.notices += 1
             for text, style in norris_pieces(event, width=width):
                 self._write(text, style=style)
 
     def status(self, text: str) -> None:
+        self.notices += 1
         self.end_line()
         self._write(f"[aish] {visible(text)}\n", style="dim")
 

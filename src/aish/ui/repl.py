@@ -88,6 +88,7 @@ class Repl:
         self._extra_names: frozenset[str] = frozenset()
         self._quit = False
         self._current: asyncio.Task[None] | None = None
+        self._notices_at_interrupt: int | None = None  # the view's count when Ctrl-C came
         self._start_cwd: str | None = None
         self._names_task: asyncio.Task[None] | None = None
         self._log_failed = False
@@ -151,7 +152,10 @@ class Repl:
         except asyncio.CancelledError:
             if not self._current.cancelled():
                 raise
-            self._view.status("interrupted")
+            # One line per Ctrl-C: a reply says it was cut short, a Norris run that it was
+            # aborted; only work that stopped without a word is reported here.
+            if self._view.notices == self._notices_at_interrupt:
+                self._view.status("interrupted")
         except Exception as error:
             import logging
 
@@ -159,9 +163,12 @@ class Repl:
             self._view.status(f"failed: {error} (details in the log)")
         finally:
             self._current = None
+            self._notices_at_interrupt = None
 
     def _interrupt(self) -> None:
         if self._current is not None:
+            if self._notices_at_interrupt is None:  # a second Ctrl-C changes nothing here
+                self._notices_at_interrupt = self._view.notices
             self._current.cancel()
 
     async def _handle(self, line: str) -> None:
