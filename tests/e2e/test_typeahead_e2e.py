@@ -13,11 +13,13 @@ echo does not contain.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from ..conftest import ServeFn
 from .conftest import AishTerminal, spawn_aish
@@ -82,19 +84,29 @@ def in_bash(
         bash.terminate(force=True)
 
 
+SHELLS = [
+    "bash",
+    pytest.param(
+        "zsh", marks=pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed")
+    ),
+]
+
+
 def started(
-    serve: ServeFn, home: Path, terminals: list[AishTerminal]
+    serve: ServeFn, home: Path, terminals: list[AishTerminal], shell: str = "bash"
 ) -> tuple[AishTerminal, object]:
     # Any line that reaches the model gets an answer, and is counted.
     server = serve({"rules": [], "default": {"text": "a model answered"}})
-    aish = spawn_aish(home, config=_config(server.url))
+    shell_path = shutil.which(shell) or shell
+    aish = spawn_aish(home, config=_config(server.url), extra_env={"SHELL": shell_path})
     terminals.append(aish)
     aish.wait_prompt()
     return aish, server
 
 
+@pytest.mark.parametrize("shell", SHELLS)
 def test_a_burst_of_lines_runs_every_line_in_order(
-    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], shell: str
 ) -> None:
     burst = "".join(f"echo E$(({n}))\r" for n in range(1, 9)) + END
     expected = [f"E{n}" for n in range(1, 9)]
@@ -104,7 +116,7 @@ def test_a_burst_of_lines_runs_every_line_in_order(
         child.expect(ENDED)
         return str(child.before)
 
-    aish, server = started(serve, aish_home, terminals)
+    aish, server = started(serve, aish_home, terminals, shell)
     for gap_s in (0, 0.001, 0.004, 0.012):
         shown = steps(aish.child, gap_s)
         aish.wait_prompt()
@@ -131,8 +143,9 @@ def test_a_line_typed_while_a_command_runs_runs_after_it(
     assert server.requests == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("shell", SHELLS)
 def test_cd_then_pwd_as_a_burst_runs_both_every_time(
-    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], shell: str
 ) -> None:
     sub = aish_home / "work" / "sub"
     sub.mkdir()
@@ -145,7 +158,7 @@ def test_cd_then_pwd_as_a_burst_runs_both_every_time(
             shown += str(child.before) + f"R{n}\r\n"
         return shown
 
-    aish, server = started(serve, aish_home, terminals)
+    aish, server = started(serve, aish_home, terminals, shell)
     shown = steps(aish.child)
     aish.wait_prompt()
     expected = [item for n in range(6) for item in (str(sub), f"R{n}")]
