@@ -229,16 +229,10 @@ def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     import signal
     import time
 
-    server = serve(
-        {
-            "rules": [],
-            "default": {
-                "text": "first part, then much more text",
-                "chunk_size": 11,
-                "delay_ms": 400,
-            },
-        }
-    )
+    # A reply that takes minutes to stream: the Ctrl-C surely lands in the middle of it, however
+    # long a busy machine keeps this test from sending it.
+    reply = "first part, " + "then more " * 2000
+    server = serve({"rules": [], "default": {"text": reply, "chunk_size": 11, "delay_ms": 300}})
     _write_config(xdg_home, _preset(server.url))
     proc = subprocess.Popen(
         [*AISH, "ask", "hi"],
@@ -250,11 +244,12 @@ def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     first = os.read(proc.stdout.fileno(), 64)  # blocks until the answer starts streaming
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
-    assert time.monotonic() - started < 2
+    out, err = proc.communicate(timeout=20)
+    took_s = time.monotonic() - started
     assert proc.returncode == 130
+    assert took_s < 2, f"exited {took_s:.1f}s after SIGINT"
     text = (first + out).decode()
-    assert text.startswith("first part,") and "much more text" not in text
+    assert text.startswith("first part,") and len(text) < len(reply) // 2
     assert "cut short" in err.decode() and b"Traceback" not in err
 
 

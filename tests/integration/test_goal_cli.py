@@ -434,14 +434,17 @@ def test_ctrl_c_stops_the_command_and_exits_130(
                 break
             time.sleep(0.05)
         assert sleeps, "the command never started"
+        interrupted = time.monotonic()
         proc.send_signal(signal.SIGINT)
         rest, stderr = proc.communicate(timeout=20)  # far below the sleep's 60 s
+        took_s = time.monotonic() - interrupted
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
 
     assert proc.returncode == 130, stderr
+    assert took_s < 2, f"exited {took_s:.1f}s after SIGINT"
     events = _events("".join(lines) + rest)
     assert events[-1]["type"] == "norris_end"
     assert (events[-1]["status"], events[-1]["reason"]) == ("aborted", "interrupted (Ctrl-C)")

@@ -1,5 +1,5 @@
 """ShellSession against a real bash on a real PTY: state, exit codes, cwd, input, resize,
-markers that a program fakes, typeahead, names, history."""
+markers that a program fakes, names, history (type-ahead: test_shell_typeahead.py)."""
 
 from __future__ import annotations
 
@@ -157,30 +157,6 @@ async def test_fake_markers_do_not_end_the_command(sh: Harness) -> None:
 async def test_programs_never_see_the_nonce(sh: Harness) -> None:
     result = await sh.run('echo "${AISH_NONCE-unset} ${AISH_CWD-unset} $AISH"; env | grep -c NONCE')
     assert result.output.text.splitlines() == ["unset unset 1", "0"]
-
-
-async def test_typeahead_does_not_leak_into_the_next_command(sh: Harness) -> None:
-    task = asyncio.ensure_future(sh.session.run("sleep 0.5"))
-    try:
-        await sh.until_job_in_foreground()
-        await sh.session.send(b"echo LEAKED")
-        assert (await asyncio.wait_for(task, 10)).exit_status == 0
-    finally:
-        task.cancel()
-    assert (await sh.run("echo clean")).output.text == "clean"
-
-
-async def test_typeahead_with_enter_does_not_leak_either(sh: Harness) -> None:
-    task = asyncio.ensure_future(sh.session.run("sleep 0.5"))
-    try:
-        await sh.until_job_in_foreground()
-        await sh.session.send(b"echo LEAK2\r")
-        await asyncio.wait_for(task, 10)
-    finally:
-        task.cancel()
-    result = await sh.run("echo clean")
-    assert result.output.text == "clean"
-    assert b"LEAK2\r\n" not in sh.background.data  # it was dropped, not run
 
 
 async def test_a_second_command_while_one_runs_is_an_error(sh: Harness) -> None:

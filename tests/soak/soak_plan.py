@@ -296,8 +296,8 @@ def play(aish: AishTerminal, turn: Turn) -> str:
         shown += str(child.before) + str(child.after)
         if index == len(questions):
             break
-        # Keys typed before the question reads them are discarded as typeahead (by design):
-        # give it a moment to be listening, as a person would.
+        # A key typed before the question is up is no answer (it stays queued for the next
+        # prompt): give it a moment to be listening, as a person would.
         time.sleep(0.2)
         child.send(turn.answers[questions.pop(index)])
     if turn.outcome is not None:

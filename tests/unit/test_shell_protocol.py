@@ -15,6 +15,7 @@ from aish.shell.capture import OutputCapture
 from aish.shell.launch import choose_shell, shell_environment, shell_kind, write_rc_files
 from aish.shell.markers import marker_bytes
 from aish.shell.protocol import (
+    END_OF_INPUT,
     KILL_LINE,
     MARK_INJECTED,
     QUOTE_NEXT,
@@ -45,14 +46,18 @@ class Host:
     def __init__(self) -> None:
         self.typed = bytearray()
         self.bg = bytearray()
-        self.dropped = 0
+        self.ended = 0
+        self.handed_back = b""
         self.cancels = 0
 
     def write(self, data: bytes) -> None:
         self.typed += data
 
-    def drop_typeahead(self) -> None:
-        self.dropped += 1
+    def end_input(self) -> None:
+        self.ended += 1
+
+    def take_typeahead(self) -> bytes:
+        return self.handed_back
 
     def background(self, data: bytes) -> None:
         self.bg += data
@@ -115,7 +120,36 @@ async def test_a_command_from_echo_to_prompt() -> None:
     assert (result.exit_status, result.cwd_before, result.cwd_after) == (0, "/home/u", "/tmp")
     assert result.output.text == "a.txt\nb.txt"
     assert bytes(shown) == b"a.txt\r\nb.txt\r\n"
-    assert host.dropped == 1 and protocol.phase is Phase.READY and host.bg == b""
+    assert host.ended == 1 and protocol.phase is Phase.READY and host.bg == b""
+    assert bytes(host.typed) == encode_command("ls") + END_OF_INPUT  # after D: input ends
+    assert result.typeahead == b""
+
+
+async def test_keys_typed_ahead_follow_the_line_and_what_is_unread_comes_back() -> None:
+    protocol, host = ready_protocol()
+    cmd = command("echo E1")
+    cmd.typeahead = b"echo E2\recho E3\r"
+    protocol.inject(cmd)
+    # Typed after the line, as bash would find them waiting when the line is accepted.
+    assert bytes(host.typed) == encode_command("echo E1") + b"echo E2\recho E3\r"
+    protocol.feed(b"echo E1\r\n" + m("C", "1") + b"E1\r\n" + m("D", "0"))
+    # On D the relay stops, then the key that ends the user's input: nothing can follow it.
+    assert host.ended == 1 and bytes(host.typed).endswith(END_OF_INPUT)
+    host.handed_back = b"echo E2\recho E3\r"
+    # The terminal may echo the key before the shell turns echo off: that is nobody's output.
+    protocol.feed(b"^[[5009~" + m("P", "Cwd=/home/u") + PROMPT)
+    assert (await cmd.done).typeahead == b"echo E2\recho E3\r"
+    assert host.bg == b""
+
+
+async def test_a_line_that_runs_nothing_ends_the_input_too() -> None:
+    protocol, host = ready_protocol()
+    cmd = command("echo )")
+    protocol.inject(cmd)
+    host.handed_back = b"ls\r"
+    protocol.feed(b"echo )\r\nbash: syntax error\r\n" + m("D", "2") + PROMPT)
+    result = await cmd.done
+    assert (result.exit_status, result.typeahead, host.ended) == (2, b"ls\r", 1)
 
 
 async def test_a_typed_ahead_line_runs_first_and_is_background() -> None:

@@ -66,11 +66,6 @@ class PtyChannel:
     async def drained(self) -> None:
         await self._drained.wait()
 
-    def discard_pending_input(self) -> None:
-        """Forget queued input the kernel has not taken (typeahead for a finished program)."""
-        self._out.clear()
-        self._flush()
-
     def close(self) -> None:
         """Stop watching the PTY (the master fd itself belongs to the process)."""
         if not self._open:

@@ -8,14 +8,15 @@
 #
 #   A;<$?>   prompt start (PS1)              B   ready for input (end of PS1)
 #   C;<0|1>  output starts (PS0); 1 when the line was injected by aish
-#   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's)
+#   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's); after
+#            aish's own line the hook then waits for \e[5009~ (below) before going on
 #   P;Cwd=<escaped $PWD>                     F   continuation prompt (PS2): the line is incomplete
 #   K;<section> … K;end   names of builtins, keywords, aliases, functions (on request)
 #   E;<status>  the exported variables are written to <this file's dir>/aish-env.<$$> (on request)
 #               or, for \e[5007~, what resolves command names to <this file's dir>/aish-state.<$$>
 #
 # Private keys aish sends, bound in every readline keymap:
-#   \e[5001~ kill-whole-line: clears typeahead before an injected command
+#   \e[5001~ kill-whole-line: clears a half-typed line before an injected command
 #   \e[5002~ quoted-insert: makes the newlines and control bytes of a command literal, so that a
 #            multi-line command is one readline line (one C, one D) and a TAB never completes
 #   \e[5003~ marks the line being accepted as aish's (C;1), so a line typed ahead by the user
@@ -25,6 +26,10 @@
 #   \e[5007~ reports how this shell resolves command names (aliases, functions, hashed paths,
 #            enabled builtins, PATH, cwd) and its exported variables, for the safety gate
 #   \e[5008~ marks the line being accepted as not the user's (the model's): kept out of history
+#   \e[5009~ ends the keys typed for aish's command: sent after D once aish relays no more keys.
+#            What the command did not read comes before it; the hook after D reads that and
+#            writes it to <this file's dir>/aish-typeahead.<$$> for aish's next prompt. Bound to
+#            nothing in readline, in case it ever arrives late.
 #
 # History: injected commands are typed into readline, so they land in the history exactly like
 # typed ones (HISTCONTROL and HISTIGNORE apply as usual); a line marked by \e[5008~ is taken out
@@ -64,14 +69,15 @@ __aish_precmd() {
   local __aish_status=$? # must stay the first statement: anything before it changes $?
   local -
   set +eu
-  if ((__aish_ran)); then
-    __aish_ran=0
-    __aish_drop_typeahead
+  builtin printf '\e]6973;%s;D;%s\a' "$__aish_nonce" "$__aish_status"
+  # After aish's line (run, or not run: a syntax error), the keys typed for it are aish's.
+  if ((__aish_ran || __aish_inject)); then
+    __aish_ran=0 __aish_inject=0
+    __aish_keep_typeahead
   fi
   ((__aish_private)) && __aish_forget_private
   __aish_escape "$PWD"
-  builtin printf '\e]6973;%s;D;%s\a\e]6973;%s;P;Cwd=%s\a' \
-    "$__aish_nonce" "$__aish_status" "$__aish_nonce" "$__aish_value"
+  builtin printf '\e]6973;%s;P;Cwd=%s\a' "$__aish_nonce" "$__aish_value"
   # The user's PROMPT_COMMAND entries run after this one and may read $? too (but under the
   # user's errexit a failing hook would end the shell).
   [[ $- == *e* ]] || return "$__aish_status"
@@ -90,14 +96,26 @@ __aish_forget_private() {
   fi
 }
 
-__aish_drop_typeahead() {
-  # Whole lines the user typed for aish's command that it never read would otherwise run as the
-  # next command as soon as readline starts (aish's own flush comes too late for that); a
-  # partial line is cleared by aish's kill-line key instead.
-  local __aish_junk
-  while builtin read -t 0 2>/dev/null; do
-    builtin read -r -s -d '' -n 4096 -t 0.01 __aish_junk 2>/dev/null || [[ -n $__aish_junk ]] || break
+__aish_keep_typeahead() {
+  # Keys the user typed for aish's command that it did not read are the start of aish's next
+  # prompt's input (readline must not take them: a whole line would run here, unseen by aish).
+  # aish sends \e[5009~ once it relays no more keys: read up to it, without echo (-s) and
+  # without waiting for a newline (a delimiter other than newline reads in cbreak mode). The
+  # timeout only guards against an aish that never answers. (NUL bytes cannot be kept.)
+  local __aish_keys='' __aish_chunk __aish_end=$'\e[5009~'
+  while :; do
+    if IFS= builtin read -r -s -d '~' -t 10 __aish_chunk 2>/dev/null; then
+      __aish_keys+=$__aish_chunk'~'
+      if [[ $__aish_keys == *"$__aish_end" ]]; then
+        __aish_keys=${__aish_keys%"$__aish_end"}
+        break
+      fi
+    else
+      __aish_keys+=$__aish_chunk # timed out, or stdin is not the terminal
+      break
+    fi
   done
+  [[ -z $__aish_keys ]] || builtin printf '%s' "$__aish_keys" 2>/dev/null >|"$__aish_dir/aish-typeahead.$$"
 }
 
 __aish_prompt() {
@@ -233,6 +251,7 @@ __aish_install() {
     builtin bind -m "$m" -x '"\e[5006~": __aish_report_env'
     builtin bind -m "$m" -x '"\e[5007~": __aish_report_state'
     builtin bind -m "$m" -x '"\e[5008~": __aish_mark_private'
+    builtin bind -m "$m" -x '"\e[5009~": :'
   done
   # In vi command mode, enter insert mode first, then clear the line.
   builtin bind -m vi-command '"\e[5001~": "i\e[5001~"'
@@ -240,6 +259,7 @@ __aish_install() {
   builtin bind -m vi-command -x '"\e[5005~": __aish_install'
   builtin bind -m vi-command -x '"\e[5006~": __aish_report_env'
   builtin bind -m vi-command -x '"\e[5007~": __aish_report_state'
+  builtin bind -m vi-command -x '"\e[5009~": :'
   # Bracketed paste wraps readline's echo in mode switches; aish never pastes.
   builtin bind 'set enable-bracketed-paste off'
   # Injected commands may hold UTF-8: in the C locale readline would turn those bytes into Meta keys.

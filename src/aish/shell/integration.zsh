@@ -4,6 +4,7 @@
 #
 #   A;<%?> B   PS1                      C;<0|1>   last preexec hook
 #   D;<$?> P;Cwd=…  first precmd hook   F         PS2
+#   (after D for aish's own line, the keys up to \e[5009~ go to <dir>/aish-typeahead.<$$>)
 #   K;… and E;<status>  from the widgets behind aish's keys \e[5004~, \e[5006~ and \e[5007~
 #
 # History: injected commands are typed into ZLE, so they land in the history like typed ones;
@@ -39,16 +40,32 @@ __aish_escape() {
 __aish_precmd() {
   local __aish_status=$? # first statement: zsh hands every precmd hook the command's $?
   emulate -L zsh
-  if (( __aish_ran )); then
-    __aish_ran=0
-    # Keys typed for aish's command that it never read would otherwise reach ZLE (and a whole
-    # line would run as the next command).
-    local __aish_junk
-    while builtin read -t 0 -s -k 1 __aish_junk 2>/dev/null; do :; done
+  __aish_osc "D;${__aish_status}"
+  # After aish's line (run, or not run: a syntax error), the keys typed for it are aish's.
+  if (( __aish_ran || __aish_inject )); then
+    __aish_ran=0 __aish_inject=0
+    __aish_keep_typeahead
   fi
   __aish_escape "$PWD"
-  __aish_osc "D;${__aish_status}"
   __aish_osc "P;Cwd=${__aish_value}"
+}
+
+__aish_keep_typeahead() {
+  emulate -L zsh
+  # Keys the user typed for aish's command that it did not read are the start of aish's next
+  # prompt's input (ZLE must not take them: a whole line would run here, unseen by aish). aish
+  # sends \e[5009~ once it relays no more keys: read up to it, without echo, a key at a time
+  # (-k reads in cbreak mode: no newline needed); the timeout only guards against an aish that
+  # never answers.
+  local __aish_keys='' __aish_key __aish_end=$'\e[5009~'
+  while builtin read -r -s -k 1 -t 10 __aish_key 2>/dev/null; do
+    __aish_keys+=$__aish_key
+    if [[ $__aish_key == '~' && $__aish_keys == *$__aish_end ]]; then
+      __aish_keys=${__aish_keys%$__aish_end}
+      break
+    fi
+  done
+  [[ -z $__aish_keys ]] || { builtin print -rn -- $__aish_keys } 2>/dev/null >|$__aish_dir/aish-typeahead.$$
 }
 
 __aish_prompt() {
@@ -147,6 +164,7 @@ __aish_report_state() {
   return $__aish_status
 }
 __aish_reinstall() { __aish_install }
+__aish_ignore_key() { : } # \e[5009~ arriving late (see integration.bash)
 
 __aish_install() {
   emulate -L zsh
@@ -163,6 +181,7 @@ __aish_install() {
   zle -N __aish_report_env
   zle -N __aish_report_state
   zle -N __aish_mark_private
+  zle -N __aish_ignore_key
   local m
   for m in emacs viins vicmd; do
     bindkey -M $m $'\e[5001~' __aish_clear_line
@@ -173,6 +192,7 @@ __aish_install() {
     bindkey -M $m $'\e[5006~' __aish_report_env
     bindkey -M $m $'\e[5007~' __aish_report_state
     bindkey -M $m $'\e[5008~' __aish_mark_private
+    bindkey -M $m $'\e[5009~' __aish_ignore_key
   done
 }
 

@@ -1,5 +1,5 @@
 """One shell process on a PTY: spawning it, and the low-level PTY operations the session
-needs (resize, foreground process group, dropping unread typeahead, reaping).
+needs (resize, foreground process group, reaping).
 
 The child is started with ``posix_spawn`` and ``setsid``; opening the slave by name in the new
 session makes it the controlling terminal, which job control (Ctrl-Z, ``fg``) and the kernel's
@@ -91,22 +91,6 @@ class ShellProcess:
             return os.tcgetpgrp(self.master_fd)
         except OSError:
             return None
-
-    def drop_typeahead(self) -> None:
-        """Discard input the shell's programs did not read (keys typed during a command).
-
-        Only the slave side can flush its own input queue, so open it by name for a moment.
-        """
-        try:
-            fd = os.open(self.slave_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-        except OSError:
-            return
-        try:
-            termios.tcflush(fd, termios.TCIFLUSH)
-        except termios.error:
-            pass
-        finally:
-            os.close(fd)
 
     def poll(self) -> int | None:
         """The raw wait status if the shell has exited (reaping it), else None."""

@@ -1,10 +1,16 @@
 """ShellProtocol: what the marker stream means, as a state machine with no I/O of its own.
 
-For each command aish types a private kill-line key (clearing whatever the user typed ahead),
-the command (its newlines and control bytes quoted, so a multi-line command is one line for
-readline or ZLE), a private key that marks the line as aish's, and Enter. The shell answers:
+For each command aish types a private kill-line key (clearing a half-typed line), the command
+(its newlines and control bytes quoted, so a multi-line command is one line for readline or ZLE),
+a private key that marks the line as aish's, and Enter; then the keys the user typed ahead for
+it, which wait in the PTY for the command as they would in bash. The shell answers:
 
     <echo of the line> C;1 <output> D;<status> P;Cwd=… A;<status> B
+
+Type-ahead is the user's and is never thrown away: after ``D`` the shell waits, reading its
+terminal, for :data:`END_OF_INPUT`. aish sends that key once it has stopped relaying the user's
+keys, so everything before it is what the command did not read; the shell hands that back (in a
+file) and aish makes it the start of its next prompt's input.
 
 Everything before ``C`` is the line editor's echo and is dropped; output runs from ``C`` to
 ``D``; the command is finished when the prompt is ready again (``B``). A line that runs nothing
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
     from aish.shell.capture import OutputCapture
 
 __all__ = [
+    "END_OF_INPUT",
     "KILL_LINE",
     "MARK_INJECTED",
     "MARK_PRIVATE",
@@ -69,6 +76,9 @@ REINSTALL_HOOKS = b"\x1b[5005~"
 REPORT_ENV = b"\x1b[5006~"
 REPORT_STATE = b"\x1b[5007~"
 MARK_PRIVATE = b"\x1b[5008~"  # the line being accepted is not the user's: keep it out of history
+END_OF_INPUT = b"\x1b[5009~"
+# How the terminal echoes END_OF_INPUT when it arrives before the shell has turned echo off.
+_END_OF_INPUT_ECHO = b"^[[5009~"
 
 _log = logging.getLogger("aish.shell")
 
@@ -112,6 +122,7 @@ class PendingCommand:
     sinks: tuple[Callable[[bytes], None], ...]  # verbatim output, for display
     cwd_before: str
     done: asyncio.Future[CommandResult]
+    typeahead: bytes = b""  # keys the user typed after the line, typed after it in the PTY
     started_at: float = field(default_factory=time.perf_counter)
     status: int | None = None
     echo: bytearray = field(default_factory=bytearray)
@@ -120,8 +131,11 @@ class PendingCommand:
     hooks_lost: bool = False
     detached: bool = False  # nobody waits any more: the rest of its output is background
     private: bool = False  # not typed by the user: kept out of the shell's history
+    input_ended: bool = False  # END_OF_INPUT was sent: the shell hands back the unread keys
 
-    def result(self, status: int, cwd_after: str, notice: str | None) -> None:
+    def result(
+        self, status: int, cwd_after: str, notice: str | None, typeahead: bytes = b""
+    ) -> None:
         if not self.done.done():
             self.done.set_result(
                 CommandResult(
@@ -132,6 +146,7 @@ class PendingCommand:
                     duration_s=time.perf_counter() - self.started_at,
                     output=self.capture.result(self.text),
                     notice=notice,
+                    typeahead=typeahead,
                 )
             )
 
@@ -158,7 +173,9 @@ class ProtocolHost(Protocol):
 
     def write(self, data: bytes) -> None: ...  # type into the PTY
 
-    def drop_typeahead(self) -> None: ...  # discard unread PTY input
+    def end_input(self) -> None: ...  # stop relaying the user's keys to the PTY
+
+    def take_typeahead(self) -> bytes: ...  # the keys the shell handed back after END_OF_INPUT
 
     def background(self, data: bytes) -> None: ...  # output outside any command
 
@@ -199,7 +216,7 @@ class ShellProtocol:
         assert self.phase is Phase.READY and self.command is None
         self.command = command
         self._set_phase(Phase.INJECTED)
-        self._host.write(encode_command(command.text, private=command.private))
+        self._host.write(encode_command(command.text, private=command.private) + command.typeahead)
 
     def ask_names(self, query: NameQuery) -> None:
         assert self.phase is Phase.READY and self.query is None
@@ -256,6 +273,8 @@ class ShellProtocol:
                 query.current += data
                 query.size += len(data)
         else:
+            if phase is Phase.FINISHING and cmd is not None and cmd.input_ended:
+                data = data.replace(_END_OF_INPUT_ECHO, b"")  # aish's key, nobody's output
             if phase is Phase.STARTING:
                 self.startup_output += data
                 del self.startup_output[:-_STARTUP_LIMIT]
@@ -308,8 +327,7 @@ class ShellProtocol:
             return
         if phase is Phase.RUNNING:
             cmd.status = status
-            # Keys typed for the program that it never read must not reach the next prompt.
-            self._host.drop_typeahead()
+            self._end_input(cmd)
             self._set_phase(Phase.FINISHING)
         elif phase is Phase.INJECTED:
             if cmd.foreign:
@@ -317,11 +335,20 @@ class ShellProtocol:
                 return
             # Our line ran no command: a syntax error, a comment, or a cancelled continuation.
             cmd.status = status
+            self._end_input(cmd)
             if not cmd.incomplete:
                 cmd.capture.feed(strip_echo(bytes(cmd.echo), cmd.text))
             self._set_phase(Phase.FINISHING)
 
+    def _end_input(self, cmd: PendingCommand) -> None:
+        """Keys the command did not read belong to the next prompt: the shell waits for this
+        key and hands back what came before it (the relay stops first, so nothing follows)."""
+        self._host.end_input()
+        self._host.write(END_OF_INPUT)
+        cmd.input_ended = True
+
     def _finish(self, cmd: PendingCommand) -> None:
+        typeahead = self._host.take_typeahead() if cmd.input_ended else b""
         self.command = None
         self._set_phase(Phase.READY)
         notice = None
@@ -330,7 +357,7 @@ class ShellProtocol:
         elif cmd.hooks_lost:
             notice = HOOKS_RESTORED_NOTICE
             self._host.write(REINSTALL_HOOKS)
-        cmd.result(cmd.status if cmd.status is not None else 0, self.cwd, notice)
+        cmd.result(cmd.status if cmd.status is not None else 0, self.cwd, notice, typeahead)
 
     def _on_names(self, value: str) -> None:
         query = self.query

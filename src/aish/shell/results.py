@@ -46,6 +46,9 @@ class CommandResult:
     duration_s: float
     output: CapturedOutput
     notice: str | None = None
+    # Keys the user typed while it ran (or typed ahead for it) that it did not read: the start
+    # of the next prompt's input, as bash would have them.
+    typeahead: bytes = b""
 
 
 @dataclass(frozen=True)

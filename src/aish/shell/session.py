@@ -52,6 +52,7 @@ from aish.shell.results import (
     start_failed_message,
 )
 from aish.shell.state_report import ShellStateReport, parse_state_report, state_report_path
+from aish.shell.typeahead import typeahead_path
 
 if TYPE_CHECKING:
     from aish.shell.terminal import Terminal
@@ -98,6 +99,7 @@ class ShellSession:
         self._death_task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one command or one query at a time
         self._running = False
+        self._relay: Terminal | None = None  # relays the user's keys while a command runs
         self._closed = False
         self._may_end = False  # the line running may end the shell on purpose (`exit`)
         self.ended: ShellExit | None = None  # how it ended that way: it is not started again
@@ -219,11 +221,15 @@ class ShellSession:
         max_lines: int = 200,
         max_bytes: int = 16384,
         private: bool = False,
+        typeahead: bytes = b"",
     ) -> CommandResult:
         """Run ``command`` as if typed at the shell's prompt; return when it is done.
 
         ``terminal`` relays the user's keys, size and raw mode while the command runs (it is
-        bound to this session and entered here unless it already is). Output goes verbatim to
+        bound to this session and entered here unless it already is). ``typeahead`` is what the
+        user typed after the line, typed after it, as bash would have it waiting; whatever of
+        it and of the relayed keys the command did not read is the result's ``typeahead``.
+        Output goes verbatim to
         ``on_output``, or to the terminal's stdout when no ``on_output`` is given, and bounded
         into the result's capture. Cancelling this call leaves the command running in the
         shell; its remaining output becomes background output. A ``private`` command (one the
@@ -245,6 +251,7 @@ class ShellSession:
                     terminal.bind(self)
                     if not terminal.active:  # entered first: it sets the PTY's size
                         await stack.enter_async_context(terminal)
+                    terminal.relay()
                 sink = on_output or (terminal.write if terminal is not None else None)
                 cmd = PendingCommand(
                     text=command,
@@ -255,7 +262,10 @@ class ShellSession:
                     cwd_before=self.cwd,
                     done=asyncio.get_running_loop().create_future(),
                     private=private,
+                    typeahead=typeahead,
                 )
+                self._relay = terminal
+                self._forget_typeahead()  # a report nobody took must not pass for this one's
                 self._protocol.inject(cmd)
                 try:
                     return await asyncio.shield(cmd.done)
@@ -263,6 +273,7 @@ class ShellSession:
                     cmd.detached = True
                     raise
         finally:
+            self._relay = None
             self._running = False
 
     async def run_exit(
@@ -415,11 +426,27 @@ class ShellSession:
         if self._channel is not None:
             self._channel.write(data)
 
-    def _drop_typeahead(self) -> None:
-        if self._channel is not None:
-            self._channel.discard_pending_input()
+    def _end_input(self) -> None:
+        relay, self._relay = self._relay, None
+        if relay is not None:
+            relay.stop_relaying()
+
+    def _take_typeahead(self) -> bytes:
+        if self._proc is None:
+            return b""
+        path = typeahead_path(self._spec.rcfile_dir, self._proc.pid)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return b""  # nothing was left unread (the shell writes no empty file)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return data
+
+    def _forget_typeahead(self) -> None:
         if self._proc is not None:
-            self._proc.drop_typeahead()
+            with contextlib.suppress(OSError):
+                typeahead_path(self._spec.rcfile_dir, self._proc.pid).unlink()
 
     def _phase_changed(self) -> None:
         self._wakeup.set()
@@ -549,8 +576,11 @@ class _Host:
     def write(self, data: bytes) -> None:
         self._session._type(data)
 
-    def drop_typeahead(self) -> None:
-        self._session._drop_typeahead()
+    def end_input(self) -> None:
+        self._session._end_input()
+
+    def take_typeahead(self) -> bytes:
+        return self._session._take_typeahead()
 
     def background(self, data: bytes) -> None:
         self._session._background.deliver(data)

@@ -2,12 +2,13 @@
 
 Inside ``async with Terminal(stdin_fd, stdout_fd, session):`` (or while ``session.run(...,
 terminal=terminal)`` runs, which binds and enters it if needed) the real terminal is in raw
-mode, every byte typed is
-forwarded verbatim to the PTY (so Ctrl-C and Ctrl-Z are plain bytes that the PTY's line
-discipline turns into SIGINT/SIGTSTP for the program), output is written verbatim to stdout, and
-SIGWINCH re-reads the real size and resizes the PTY (the kernel then signals the program).
-Leaving the block — normally, by an exception or by cancellation — stops reading stdin first
-(later keys belong to aish's own prompt) and restores the terminal's modes.
+mode, every byte typed is forwarded verbatim to the PTY (so Ctrl-C and Ctrl-Z are plain bytes
+that the PTY's line discipline turns into SIGINT/SIGTSTP for the program), output is written
+verbatim to stdout, and SIGWINCH re-reads the real size and resizes the PTY (the kernel then
+signals the program). When the command is done the session stops the relay
+(:meth:`Terminal.stop_relaying`): keys typed after that stay unread on the real terminal, for
+aish's next prompt. Leaving the block — normally, by an exception or by cancellation — stops
+reading stdin first (later keys belong to aish's own prompt) and restores the terminal's modes.
 
 When stdin is not a terminal nothing is relayed, but output is still shown.
 """
@@ -52,6 +53,7 @@ class Terminal:
         self._stdout = stdout_fd
         self._saved_mode: list[Any] | None = None
         self._reading = False
+        self._relaying = False  # stdin is relayed (from entering until stop_relaying)
         self._winch = False
         self._resume: asyncio.Task[None] | None = None
         self.active = False
@@ -85,6 +87,7 @@ class Terminal:
                 self._saved_mode = termios.tcgetattr(self._stdin)
                 # TCSADRAIN, not setraw's default TCSAFLUSH: keys already typed are kept.
                 tty.setraw(self._stdin, termios.TCSADRAIN)
+                self._relaying = True
                 self._start_reading()
         except BaseException:
             self._restore()
@@ -107,12 +110,25 @@ class Terminal:
                 return  # the terminal is gone; the command still runs to its end
             view = view[written:]
 
-    def _restore(self) -> None:
-        loop = asyncio.get_running_loop()
+    def relay(self) -> None:
+        """Relay the user's keys again (a terminal entered once serves several commands)."""
+        if self.active and self._saved_mode is not None:
+            self._relaying = True
+            self._start_reading()
+
+    def stop_relaying(self) -> None:
+        """Relay no more keys: the command is done, and what the user types now is for aish's
+        next prompt (it stays unread, in order, on the real terminal). Keys already read are
+        queued for the PTY ahead of anything the session writes next."""
+        self._relaying = False
         self._stop_reading()
         if self._resume is not None:
             self._resume.cancel()
             self._resume = None
+
+    def _restore(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.stop_relaying()
         if self._winch:
             loop.remove_signal_handler(signal.SIGWINCH)
             self._winch = False
@@ -158,5 +174,5 @@ class Terminal:
     async def _resume_when_drained(self) -> None:
         await self.session.drain_input()
         self._resume = None
-        if self.active:
+        if self.active and self._relaying:
             self._start_reading()

@@ -13,8 +13,6 @@ HALT banner, the summary); its HALT question is `halt_action`.
 from __future__ import annotations
 
 import shutil
-import sys
-import termios
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
@@ -30,6 +28,7 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
+from aish.ui import type_ahead
 from aish.ui.cmd_lines import CmdLineSplitter
 from aish.ui.norris_view import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
 from aish.ui.visible_text import visible
@@ -65,6 +64,9 @@ class ChatView:
         self._ends_with_newline = True
         self._reasoning_open = False
         self._reply_text_shown = False
+        # Lines that told the user something (statuses, Norris frames): a Ctrl-C is reported
+        # once, by whoever stopped first (see `Repl._handle_guarded`).
+        self.notices = 0
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
         # Told about every model call's usage (the session's ledger); None: nobody.
@@ -111,10 +113,12 @@ class ChatView:
         elif isinstance(event, NORRIS_EVENTS):
             self.end_line()  # a frame or banner never starts mid-line
             width = shutil.get_terminal_size().columns
+            self.notices += 1
             for text, style in norris_pieces(event, width=width):
                 self._write(text, style=style)
 
     def status(self, text: str) -> None:
+        self.notices += 1
         self.end_line()
         self._write(f"[aish] {visible(text)}\n", style="dim")
 
@@ -129,10 +133,10 @@ class ChatView:
         from prompt_toolkit import PromptSession
 
         session: PromptSession[str] = PromptSession()
-        discard_typeahead()
         self.end_line()
         try:
-            return await session.prompt_async(question, handle_sigint=False)
+            with type_ahead.set_aside():  # a key pressed before the question is no answer
+                return await session.prompt_async(visible(question), handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
 
@@ -213,11 +217,11 @@ class ChatView:
         bindings.add("c-c")(lambda event: event.app.exit(result=cancel))
         bindings.add("c-d")(lambda event: event.app.exit(result=cancel))
         session: PromptSession[Any] = PromptSession(key_bindings=bindings)
-        discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
             # A question may quote what it asks about (a command, a file's settings).
-            typed = await session.prompt_async(visible(question), handle_sigint=False)
+            with type_ahead.set_aside():  # a key pressed before the question is no answer
+                typed = await session.prompt_async(visible(question), handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
         if typed == cancel:
@@ -276,10 +280,10 @@ class ChatView:
                 event.app.exit(result=answer)
 
         session: PromptSession[str] = PromptSession(key_bindings=keys)
-        discard_typeahead()  # a key pressed before the question was asked is no answer
         self.end_line()
         try:
-            typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
+            with type_ahead.set_aside():  # a key pressed before the question is no answer
+                typed = await session.prompt_async(HALT_QUESTION, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return "abort"
         # Every binding answers with a whole HaltAnswer; anything else is no answer to run on.
@@ -297,9 +301,9 @@ class ChatView:
         from prompt_toolkit import PromptSession
 
         editor: PromptSession[str] = PromptSession()
-        discard_typeahead()
         try:
-            return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
+            with type_ahead.set_aside():
+                return await editor.prompt_async("edit> ", default=command, handle_sigint=False)
         except (EOFError, KeyboardInterrupt) as stop:
             # As at the question itself: Ctrl-C is "cancel", not "no".
             raise EditCancelled from stop
@@ -314,11 +318,6 @@ def verdict_line(verdict: Verdict) -> str:
     if verdict.level == "safe" and not reasons:
         reasons = "read-only"
     return f"  [{verdict.level}] {reasons}".rstrip()
-
-
-def discard_typeahead() -> None:
-    if sys.stdin.isatty():
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def _with_secret_values(command: str) -> str:

@@ -28,7 +28,7 @@ from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.run.undo_recorder import UndoRecorder
-from aish.ui.chat_view import ChatView, discard_typeahead
+from aish.ui.chat_view import ChatView
 from aish.ui.line_continuation import InputAbandoned
 from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_facts import prompt_facts
@@ -108,6 +108,7 @@ class Repl:
         self._extra_names: frozenset[str] = frozenset()
         self._quit = False
         self._current: asyncio.Task[None] | None = None
+        self._notices_at_interrupt: int | None = None  # the view's count when Ctrl-C came
         self._start_cwd: str | None = None
         self._names_task: asyncio.Task[None] | None = None
         self._known_task: asyncio.Future[KnownCommands] | None = None
@@ -202,7 +203,10 @@ class Repl:
         except asyncio.CancelledError:
             if not self._current.cancelled():
                 raise
-            self._view.status("interrupted")
+            # One line per Ctrl-C: a reply says it was cut short, a Norris run that it was
+            # aborted; only work that stopped without a word is reported here.
+            if self._view.notices == self._notices_at_interrupt:
+                self._view.status("interrupted")
         except Exception as error:
             import logging
 
@@ -210,9 +214,12 @@ class Repl:
             self._view.status(f"failed: {error} (details in the log)")
         finally:
             self._current = None
+            self._notices_at_interrupt = None
 
     def _interrupt(self) -> None:
         if self._current is not None:
+            if self._notices_at_interrupt is None:  # a second Ctrl-C changes nothing here
+                self._notices_at_interrupt = self._view.notices
             self._current.cancel()
 
     async def _handle(self, line: str) -> None:
@@ -330,9 +337,8 @@ class Repl:
                 )
                 await run.run()
             finally:
+                # Keys typed during the run (not echoed) stay unread: the next prompt's input.
                 await agent.close()
-                # Keys typed during the run were not echoed: they must not surprise the prompt.
-                discard_typeahead()
         if sandbox is not None:
             await self._sandbox_review.review()
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
 from aish.conversation.context import CommandRun
+from aish.ui import type_ahead
 from aish.ui.agent_shell import as_command_run
 from aish.ui.clean_slate import OutputModes, clean_slate
 from aish.ui.line_start import TAIL_BYTES, at_line_start
@@ -118,6 +119,13 @@ class ShellCommands:
 
         shell = await self._shell()
         self._view.end_line()
+        if source == "user":
+            # Keys typed after the user's line wait for its command, as in bash.
+            typeahead = type_ahead.take_keys()
+        else:
+            # Keys typed while the reply streamed are for the prompt, not for the model's command.
+            type_ahead.queue_unread()
+            typeahead = b""
         async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
             result = await shell.run(
                 command,
@@ -127,7 +135,9 @@ class ShellCommands:
                 max_bytes=self._context.output_max_bytes,
                 # What the model proposed is not the user's history (bash's own file).
                 private=source == "model",
+                typeahead=typeahead,
             )
+        type_ahead.queue_keys(result.typeahead)  # what it did not read: the next prompt's
         self.end_partial_output_line()  # before the notice, the verdict or the prompt
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
