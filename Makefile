@@ -67,6 +67,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -92,4 +93,4 @@ soak: $(STAMP) $(TOOLS_STAMP)
 	AISH_SOAK_TURNS=$${AISH_SOAK_TURNS:-600} $(BIN)/python -m pytest tests/soak/test_soak.py -s $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

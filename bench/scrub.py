@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from aish.safety.secrets import SecretVault, sensitive_environment
+from aish.safety.secrets.scrubber import SecretVault, sensitive_environment
 from results import write_section  # bench/ is the script directory, so this resolves
 
 SIZE = 1_000_000

@@ -243,7 +243,7 @@ def _run_safety(args: argparse.Namespace) -> int:
 def _run_secrets(args: argparse.Namespace) -> int:
     import os
 
-    from aish.safety.secret_report import findings_report
+    from aish.safety.secrets.report import findings_report
     from aish.ui.json_lines import json_line
 
     text = sys.stdin.buffer.read().decode("utf-8", "replace")

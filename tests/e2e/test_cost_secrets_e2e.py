@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from aish.safety.secrets import SecretVault, sensitive_environment
+from aish.safety.secrets.scrubber import SecretVault, sensitive_environment
 
 from ..conftest import ServeFn
 from .conftest import AishTerminal, spawn_aish

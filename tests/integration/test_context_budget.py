@@ -23,7 +23,7 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import SUMMARY_START
 from aish.conversation.tokens import TokenCounter
 from aish.llm.types import ModelTarget
-from aish.safety.live_shell import ShellFacts
+from aish.safety.bash.live_shell import ShellFacts
 
 from ..conftest import ServeFn
 

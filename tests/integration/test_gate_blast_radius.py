@@ -18,7 +18,7 @@ from aish.agent.events import Halt
 from aish.agent.shell_facts import ShellFactsSource
 from aish.run.snapshots import SnapshotStore
 from aish.run.undo_recorder import UndoRecorder
-from aish.safety.live_shell import ShellFacts
+from aish.safety.bash.live_shell import ShellFacts
 from aish.ui.agent_shell import AgentShell
 from aish.ui.norris_view import norris_pieces
 

@@ -12,8 +12,8 @@ from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
 from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
 from aish.llm.types import ModelTarget
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
-from aish.safety.live_shell import ShellFacts
 from aish.safety.verdict import Verdict
 
 from ..conftest import ServeFn

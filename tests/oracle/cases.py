@@ -25,8 +25,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from aish.agent.shell_facts import ShellFactsSource
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
-from aish.safety.live_shell import ShellFacts
 from aish.shell.state_report import ShellStateReport
 
 from ..corpus_files import corpus_file

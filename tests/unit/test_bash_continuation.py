@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from aish.safety.bash_continuation import unfinished
+from aish.safety.bash.continuation import unfinished
 
 BASH = shutil.which("bash")
 _AT_END = (

@@ -1,4 +1,4 @@
-"""`safety.bash_syntax`: what a line of bash is made of, and whether bash would accept it."""
+"""`safety.bash.syntax`: what a line of bash is made of, and whether bash would accept it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aish.safety.bash_syntax import BashLine, SimpleCommand, Word, parse_bash
+from aish.safety.bash.syntax import BashLine, SimpleCommand, Word, parse_bash
 
 
 def _first(line: str) -> SimpleCommand:
@@ -26,7 +26,7 @@ def _names(parsed: BashLine) -> list[str | None]:
 
 def test_importing_does_not_load_tree_sitter() -> None:
     code = (
-        "import sys, aish.safety.bash_syntax as b; "
+        "import sys, aish.safety.bash.syntax as b; "
         "assert 'tree_sitter' not in sys.modules; b.parse_bash('ls'); "
         "assert 'tree_sitter' in sys.modules"
     )
@@ -324,7 +324,7 @@ def test_survives_surrogates_nul_bytes_and_deep_nesting() -> None:
 def test_brace_before_a_four_byte_character_does_not_crash_the_process() -> None:
     # tree-sitter/tree-sitter-bash#337: a segfault, so it runs in a child process.
     code = (
-        "from aish.safety.bash_syntax import parse_bash\n"
+        "from aish.safety.bash.syntax import parse_bash\n"
         "for cp in (0x31860, 0x95E79, 0xE0001, 0xF0000, 0x10FFFF):\n"
         "    for _ in range(5000):\n"
         "        parse_bash('{' + chr(cp) + 'FX')\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from aish.safety.classifier import classify, describe_rules, normalise
-from aish.safety.user_rules import UserRules
+from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict
 
 CASES = [

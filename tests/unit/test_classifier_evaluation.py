@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aish.safety.arithmetic import read_arithmetic
+from aish.safety.bash.arithmetic import read_arithmetic
 from aish.safety.classifier import classify
 
 # The cases, each judged safe before and run the payload.

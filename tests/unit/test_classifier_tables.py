@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from aish.safety.awk_program import awk_code, awk_program_verdict
 from aish.safety.classifier import classify
+from aish.safety.rules.awk_program import awk_code, awk_program_verdict
 
 CASES = [
     # less runs a pager command given as +cmd; a search or a motion only reads

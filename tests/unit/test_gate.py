@@ -31,10 +31,10 @@ from aish.agent.gate import (
     wants_second_opinion,
 )
 from aish.agent.second_opinion import Opinion, OpinionAnswer
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
-from aish.safety.live_shell import ShellFacts
+from aish.safety.rules.user import UserRules
 from aish.safety.tool_calls import classify_tool_call
-from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Level, Verdict
 
 SAFE = Verdict("safe")

@@ -13,7 +13,7 @@ import pytest
 from aish.agent import gate, outbound
 from aish.agent.gate import Policy, ProposedCommand, ProposedToolCall, wants_second_opinion
 from aish.agent.second_opinion import Opinion
-from aish.safety.live_shell import ShellFacts
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.verdict import Verdict
 
 TOKEN = "ghp_" + "Zx8cV6bN4mQ2wE9rT7yU5iO3pA1sD0fG8hJ6"

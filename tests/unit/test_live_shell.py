@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
-from aish.safety.configured_code import (
+from aish.safety.rules.configured_code import (
     exec_concerns,
     git_concerns,
     pager_concerns,
     parse_git_config_list,
 )
-from aish.safety.live_shell import ShellFacts
 from aish.shell.state_report import parse_state_report
 
 

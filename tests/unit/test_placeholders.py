@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from aish.agent.placeholders import command_with_values, problems, text_with_values
-from aish.safety.secrets import SecretVault
+from aish.safety.secrets.scrubber import SecretVault
 
 TOKEN = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbAa"[:36]
 AWKWARD = "p@ss;w'o\"rd $HOME `id`"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aish.agent.routing import KnownCommands, route_line
-from aish.safety.bash_syntax import parse_bash
+from aish.safety.bash.syntax import parse_bash
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "routing_examples"
 COMMANDS_TO_SHELL = 0.995

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aish.conversation.context import Conversation
 from aish.safety.classifier import classify, describe_rules
-from aish.safety.user_rules import UserRules
+from aish.safety.rules.user import UserRules
 from aish.ui.meta import KnowsSafetyRules, run_meta
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aish.safety.secret_reads import reads_secret, secret_file, sensitive_variable
+from aish.safety.secrets.reads import reads_secret, secret_file, sensitive_variable
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from aish.safety.secret_shapes import KnownShapes, _PositionMap, secret_core, shape_forms, skeleton
-from aish.safety.secrets import SecretVault, sensitive_environment
+from aish.safety.secrets.scrubber import SecretVault, sensitive_environment
+from aish.safety.secrets.shapes import KnownShapes, _PositionMap, secret_core, shape_forms, skeleton
 
 from ..corpus_files import corpus_file
 

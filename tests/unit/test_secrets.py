@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from aish.safety.secrets import (
+from aish.safety.secrets.scrubber import (
     PLACEHOLDER,
     Finding,
     SecretVault,

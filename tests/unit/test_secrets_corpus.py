@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from aish.safety.secrets import PLACEHOLDER, SecretVault
+from aish.safety.secrets.scrubber import PLACEHOLDER, SecretVault
 
 from ..corpus_files import corpus_file
 

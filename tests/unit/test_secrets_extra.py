@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.safety.secrets import PLACEHOLDER, SecretVault
+from aish.safety.secrets.scrubber import PLACEHOLDER, SecretVault
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "secrets_extra.jsonl"
 MAX_FALSE_POSITIVE_RATE = 0.05

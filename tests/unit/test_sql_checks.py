@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aish.safety.bash.command_walk import walk_bash
+from aish.safety.bash.options import ArgView, split_args
+from aish.safety.bash.value_options import VALUE_OPTIONS
 from aish.safety.classifier import classify
-from aish.safety.command_walk import walk_bash
-from aish.safety.options import ArgView, split_args
-from aish.safety.sql_checks import (
+from aish.safety.sql.checks import (
     SQL_CHECKS,
     SQL_CLIENTS,
     check_sql_client,
     sql_verdict,
 )
-from aish.safety.value_options import VALUE_OPTIONS
 from aish.safety.verdict import Verdict
 
 

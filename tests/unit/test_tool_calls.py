@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aish.safety.classifier import classify
+from aish.safety.rules.user import UserRules
 from aish.safety.tool_calls import classify_tool_call
-from aish.safety.user_rules import UserRules
 from aish.safety.verdict import Verdict
 
 READ_ONLY = {"readOnlyHint": True}

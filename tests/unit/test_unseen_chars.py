@@ -66,7 +66,7 @@ def test_a_command_holding_them_is_destructive_and_says_why() -> None:
 
 
 def test_an_allow_rule_does_not_clear_them() -> None:
-    from aish.safety.user_rules import UserRules
+    from aish.safety.rules.user import UserRules
 
     rules = UserRules(allow=("ls *",))
     assert classify("ls x", rules).level == "safe"

@@ -56,15 +56,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import placeholders
 from aish.agent.second_opinion import Opinion
-from aish.safety.user_rules import UserRules
+from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
     from aish.run.blast_radius import BlastRadius
-    from aish.safety.live_shell import ShellFacts
-    from aish.safety.secrets import SecretVault
+    from aish.safety.bash.live_shell import ShellFacts
+    from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = [
     "Action",
@@ -375,7 +375,7 @@ def _sandbox_holds(action: Action, policy: Policy, secret_at_stake: bool) -> boo
         return False
     if not policy.sandbox_network:
         return True
-    from aish.safety.egress import egress_destinations
+    from aish.safety.egress.checks import egress_destinations
 
     return not egress_destinations(_command_with_values(action.command))
 
@@ -390,7 +390,7 @@ def _discloses(action: Action, policy: Policy) -> str | None:
         return None
     if not isinstance(action, ProposedCommand):
         return None
-    from aish.safety.secret_reads import reads_secret
+    from aish.safety.secrets.reads import reads_secret
 
     reason = reads_secret(_command_with_values(action.command))
     return None if reason is None else f"{reason}; what it prints goes to the model"
@@ -400,7 +400,7 @@ def _secrets_leaving(command: str) -> tuple[str, ...]:
     """Where a secret would go if this ran ("sends GITHUB_TOKEN to 10.0.0.5:443"): a
     placeholder the model wrote, or a value the session knows (or that looks like a key)
     written out, in a command that can send data off the machine."""
-    from aish.safety.egress import egress_destinations
+    from aish.safety.egress.checks import egress_destinations
 
     if not egress_destinations(_command_with_values(command)):
         return ()

@@ -28,7 +28,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 if TYPE_CHECKING:
     import httpx
 
-    from aish.safety.secrets import SecretVault
+    from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = ["SESSION", "Outbound", "SpendingStopped", "chat"]
 
@@ -56,7 +56,7 @@ class Outbound:
     def vault(self) -> SecretVault:
         """The session's placeholders (made on first use: its patterns take a while to load)."""
         if self._vault is None:
-            from aish.safety.secrets import SecretVault
+            from aish.safety.secrets.scrubber import SecretVault
 
             self._vault = SecretVault()
         return self._vault
@@ -81,7 +81,7 @@ class Outbound:
     def _learn_environment(self) -> None:
         if not self._learned:
             self._learned = True
-            from aish.safety.secrets import sensitive_environment
+            from aish.safety.secrets.scrubber import sensitive_environment
 
             env = os.environ if self.environment is None else self.environment
             self.vault.learn(sensitive_environment(env))

@@ -19,7 +19,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aish.safety.secrets import SecretVault
+    from aish.safety.secrets.scrubber import SecretVault
 
 MARK = "AISH_SECRET_"
 
@@ -72,7 +72,7 @@ def text_with_values(text: str, vault: SecretVault) -> str:
 
 
 def _value(match: re.Match[str], vault: SecretVault) -> str | None:
-    from aish.safety.secrets import UnknownPlaceholder
+    from aish.safety.secrets.scrubber import UnknownPlaceholder
 
     name = match.group(1) or match.group(2)
     try:

@@ -37,7 +37,7 @@ from typing import Literal
 from aish.agent.routing_english import NO_PATHS, NameTest, SentenceVerdict, read_as_sentence
 from aish.agent.routing_names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
 from aish.agent.routing_repair import stand_in
-from aish.safety.bash_syntax import BashLine, SimpleCommand, parse_bash
+from aish.safety.bash.syntax import BashLine, SimpleCommand, parse_bash
 
 __all__ = ["NO_PATHS", "KnownCommands", "NameTest", "Route", "RouteTarget", "route_line"]
 

@@ -1,7 +1,7 @@
 """Whether Enter ends the typed input or asks for another line (SPEC §1, multi-line input).
 
 Bash shows its continuation prompt when the text is unfinished shell syntax (see
-`safety.bash_continuation`); so does aish, and the router then decides once, on the whole input.
+`safety.bash.continuation`); so does aish, and the router then decides once, on the whole input.
 Two kinds of input are never continued, because they are not shell syntax at all:
 
 - the prefixes that decide by themselves: `:word …` (a meta command, `:ask`) and `?…`;
@@ -19,7 +19,7 @@ import re
 
 from aish.agent.routing import KnownCommands
 from aish.agent.routing_english import read_as_sentence
-from aish.safety.bash_continuation import Unfinished, unfinished
+from aish.safety.bash.continuation import Unfinished, unfinished
 
 __all__ = ["needs_another_line"]
 

@@ -23,14 +23,14 @@ import stat
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from aish.safety.configured_code import (
+from aish.safety.bash.live_shell import ShellFacts
+from aish.safety.rules.configured_code import (
     exec_concerns,
     git_concerns,
     git_env_concerns,
     pager_concerns,
     parse_git_config_list,
 )
-from aish.safety.live_shell import ShellFacts
 
 if TYPE_CHECKING:
     from aish.shell.state_report import ShellStateReport

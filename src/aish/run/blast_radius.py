@@ -1,7 +1,7 @@
 """What a command will touch, predicted read-only from its parse before anyone says yes.
 
 `predict(command, cwd)` walks every simple command and redirection of the line
-(`aish.safety.command_walk`), expands globs and `~` against the cwd the command runs in, and
+(`aish.safety.bash.command_walk`), expands globs and `~` against the cwd the command runs in, and
 asks each program's rules which paths it names and what it does to them (`program_targets`,
 `find_targets`, `git_targets`). Each target is then measured (`tree_measure`) within the time
 budget — 200 ms for the whole prediction by default; past it the counts are lower bounds and
@@ -129,7 +129,7 @@ def predict(
 
     `git`: whether git may be asked (the gate says no when git's configuration would make it
     run another program)."""
-    from aish.safety.command_walk import walk_bash
+    from aish.safety.bash.command_walk import walk_bash
 
     deadline = time.monotonic() + budget_s
     disk = Disk(cwd)
@@ -200,8 +200,8 @@ def _invocation(
 def _wrapped(
     program: str, words: list[str | None], disk: Disk, deadline: float, git: bool
 ) -> list[Touch]:
-    from aish.safety.command_walk import Arg
-    from aish.safety.wrappers import unwrap
+    from aish.safety.bash.command_walk import Arg
+    from aish.safety.bash.wrappers import unwrap
 
     args = [Arg(word or "$_", word, word or "$_") for word in words]
     inner = unwrap(program, args)

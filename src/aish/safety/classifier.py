@@ -16,8 +16,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
-from aish.safety import code_runners
-from aish.safety.command_walk import (
+from aish.safety.bash.command_walk import (
     COMMAND_OUTPUT,
     DYNAMIC_VALUE,
     Arg,
@@ -25,34 +24,35 @@ from aish.safety.command_walk import (
     Stdin,
     walk_bash,
 )
-from aish.safety.content_checks import CONTENT_CHECKS
-from aish.safety.destructive_rules import DESTRUCTIVE_RULES, DEVICES
-from aish.safety.egress import egress_verdict, network_redirect, redirect_verdict
-from aish.safety.history_expansion import history_expansion
-from aish.safety.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
-from aish.safety.options import ArgView, split_args
-from aish.safety.read_only_rules import READ_ONLY_RULES
-from aish.safety.reasons import Via, destructive, located, unknown
-from aish.safety.reasons import via as via_
-from aish.safety.rule_listing import describe_rules
-from aish.safety.rule_types import NOWHERE, DestructiveRule, ReadOnly
-from aish.safety.shell_state import (
+from aish.safety.bash.history_expansion import history_expansion
+from aish.safety.bash.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
+from aish.safety.bash.options import ArgView, split_args
+from aish.safety.bash.shell_state import (
     assignment_concern,
     builtin_assignments,
     evaluates_text,
     harmless_for_one_command,
 )
-from aish.safety.unseen_chars import hidden_characters_reason
-from aish.safety.user_rules import UserRules
-from aish.safety.value_options import (
+from aish.safety.bash.value_options import (
     GLOBAL_FLAGS,
     SHORT_VALUES,
     SUBCOMMAND_SHORT_VALUES,
     VALUE_OPTIONS,
     WORD_OPTION_PROGRAMS,
 )
+from aish.safety.bash.wrappers import WRAPPERS, unwrap
+from aish.safety.egress.checks import egress_verdict, network_redirect, redirect_verdict
+from aish.safety.reasons import Via, destructive, located, unknown
+from aish.safety.reasons import via as via_
+from aish.safety.rules import code_runners
+from aish.safety.rules.content_checks import CONTENT_CHECKS
+from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
+from aish.safety.rules.listing import describe_rules
+from aish.safety.rules.read_only import READ_ONLY_RULES
+from aish.safety.rules.types import NOWHERE, DestructiveRule, ReadOnly
+from aish.safety.rules.user import UserRules
+from aish.safety.unseen_chars import hidden_characters_reason
 from aish.safety.verdict import SAFE, Verdict, worst
-from aish.safety.wrappers import WRAPPERS, unwrap
 
 __all__ = ["classify", "describe_rules", "normalise"]
 

@@ -38,8 +38,8 @@ from collections.abc import Mapping, Sequence
 from itertools import islice, product
 
 from aish.safety.classifier import classify
+from aish.safety.rules.user import UserRules
 from aish.safety.tool_names import name_parts, name_words, shell_named
-from aish.safety.user_rules import UserRules
 from aish.safety.verdict import SAFE, Level, Verdict, worst
 
 __all__ = ["classify_tool_call"]

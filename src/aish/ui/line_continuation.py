@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout.processors import Processor
 
-    from aish.safety.bash_continuation import Unfinished
+    from aish.safety.bash.continuation import Unfinished
 
 __all__ = [
     "CONTINUATION_PROMPT",

@@ -21,7 +21,7 @@ from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.mcp import McpTool, ServerStatus
-    from aish.safety.user_rules import UserRules
+    from aish.safety.rules.user import UserRules
     from aish.ui.repl_models import ReplModels
 
 

@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     from aish.mcp import McpTool, ServerStatus
     from aish.run.sandbox import Sandbox
     from aish.run.snapshots import SnapshotStore
-    from aish.safety.bash_continuation import Unfinished
-    from aish.safety.user_rules import UserRules
+    from aish.safety.bash.continuation import Unfinished
+    from aish.safety.rules.user import UserRules
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
     from aish.store import SessionInfo, Store, UsageTotals

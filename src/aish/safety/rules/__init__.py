@@ -1,0 +1,48 @@
+"""The rule tables and the checks that read a program's arguments: the read-only allowlist
+(`read_only`), the destructive families (`destructive`), their shapes (`types`), the user's own
+rules from config (`user`), programs that run code they are handed (`code_runners`), checks of
+script content (`content_checks`, `awk_program`), configuration that makes a reader run a
+program (`configured_code`) and the `:safety rules` listing (`listing`). Data and pure code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aish.safety.rules.destructive import DESTRUCTIVE_RULES
+    from aish.safety.rules.listing import describe_rules
+    from aish.safety.rules.read_only import READ_ONLY_RULES
+    from aish.safety.rules.types import DestructiveRule, ReadOnly
+    from aish.safety.rules.user import UserRules
+
+__all__ = [
+    "DESTRUCTIVE_RULES",
+    "READ_ONLY_RULES",
+    "DestructiveRule",
+    "ReadOnly",
+    "UserRules",
+    "describe_rules",
+]
+
+# Public name → module that defines it, resolved on first use so that importing one module of
+# this room does not load the others.
+_HOMES = {
+    "DESTRUCTIVE_RULES": "aish.safety.rules.destructive",
+    "DestructiveRule": "aish.safety.rules.types",
+    "READ_ONLY_RULES": "aish.safety.rules.read_only",
+    "ReadOnly": "aish.safety.rules.types",
+    "UserRules": "aish.safety.rules.user",
+    "describe_rules": "aish.safety.rules.listing",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'aish.safety.rules' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

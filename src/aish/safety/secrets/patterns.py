@@ -1,0 +1,244 @@
+"""Secret-shaped strings recognised by their own form: provider key formats, private key
+blocks, JWTs, webhook URLs.
+
+Each rule is a regex with a literal prefilter (a substring that must occur for the rule to
+run) and, where a format's prefix is too common on its own, a check of the matched token.
+Quantifiers are bounded or possessive and never nested, so a megabyte of text scans in linear
+time. A span is `(start, end, type)`; `text[start:end]` is what gets replaced.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from aish.safety.secrets.values import looks_like_random_token
+
+Span = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class TokenFormat:
+    type: str
+    pattern: re.Pattern[str]
+    keyword: str | None = None  # must occur in the text (case-sensitive) for the rule to run
+    check: Callable[[str], bool] | None = None
+
+
+_LITERAL_HEAD = re.compile(r"\\b([A-Za-z0-9_]+|(?:[A-Za-z0-9_]|\\\.|-)+)")
+
+
+def _format(
+    type_: str, pattern: str, keyword: str | None, check: Callable[[str], bool] | None = None
+) -> TokenFormat:
+    return TokenFormat(type_, re.compile(_literal_first(pattern)), keyword, check)
+
+
+def _literal_first(pattern: str) -> str:
+    """`\\bghp_…` → `ghp_(?<!\\w[\\s\\S]{4})…`: the same match, but a leading `\\b` would
+    cost the regex engine its fast search for a literal prefix (twenty times slower), so the
+    word boundary is checked behind the literal instead."""
+    head = _LITERAL_HEAD.match(pattern)
+    if head is None:
+        return pattern
+    literal = head.group(1)
+    width = len(literal.replace("\\", ""))
+    return f"{literal}(?<!\\w[\\s\\S]{{{width}}}){pattern[head.end() :]}"
+
+
+def _random_tail(token: str) -> bool:
+    """`sk-…` is also the start of ordinary words: the rest must look machine-made."""
+    tail = token.split("-", 1)[1]
+    return "T3BlbkFJ" in token or looks_like_random_token(tail.replace("-", "").replace("_", ""))
+
+
+def _pem_in_base64(token: str) -> bool:
+    """Base64 of a PEM block (kubeconfig `client-key-data`): a secret only if it is a key."""
+    head = token[: len(token) // 4 * 4][:80]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+
+
+_END = r"(?![A-Za-z0-9_-])"
+
+# Order matters only for ties: the first format to claim a span names its type.
+TOKEN_FORMATS: tuple[TokenFormat, ...] = (
+    _format("ANTHROPIC_KEY", r"\bsk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
+    _format("OPENROUTER_KEY", r"\bsk-or-v\d-[A-Za-z0-9]{20,200}+", "sk-or-"),
+    _format(
+        "OPENAI_KEY", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,400}+", "sk-", _random_tail
+    ),
+    _format("API_KEY", r"\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,300}+", "sk-", _random_tail),
+    _format("GITHUB_TOKEN", r"\bgh[pousr]_[A-Za-z0-9]{30,255}+" + _END, "_"),
+    _format("GITHUB_TOKEN", r"\bgithub_pat_[A-Za-z0-9_]{40,255}+", "github_pat_"),
+    _format(
+        "GITLAB_TOKEN",
+        r"\bgl(?:pat|dt|rt|ptt|cbt|ft|oas|soat|imt|agent|ffct|wt)-[A-Za-z0-9_-]{20,200}+"
+        r"(?:\.[A-Za-z0-9_-]{2,100}+)*+",
+        "gl",
+    ),
+    _format("GITLAB_TOKEN", r"\bGR1348941[A-Za-z0-9_-]{20,100}+", "GR1348941"),
+    _format("SLACK_TOKEN", r"\bxox[abposre]-[A-Za-z0-9-]{10,250}+", "xox"),
+    _format("SLACK_TOKEN", r"\bxapp-\d-[A-Za-z0-9-]{10,250}+", "xapp-"),
+    _format(
+        "SLACK_WEBHOOK",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,300}+",
+        "hooks.slack.com",
+    ),
+    _format(
+        "DISCORD_WEBHOOK",
+        r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_-]{20,200}+",
+        "/api/webhooks/",
+    ),
+    _format(
+        "WEBHOOK_URL",
+        r"https://[A-Za-z0-9.-]{1,100}\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{20,400}+",
+        ".webhook.office.com",
+    ),
+    _format("AWS_ACCESS_KEY", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b", "A"),
+    _format("GOOGLE_API_KEY", r"\bAIza[A-Za-z0-9_-]{35}" + _END, "AIza"),
+    _format("GOOGLE_OAUTH", r"\bya29\.[A-Za-z0-9_-]{20,500}+", "ya29."),
+    _format("GOOGLE_OAUTH", r"\bGOCSPX-[A-Za-z0-9_-]{20,100}+", "GOCSPX-"),
+    _format("STRIPE_KEY", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,250}+", "k_"),
+    _format("STRIPE_KEY", r"\bwhsec_[A-Za-z0-9+/=]{24,100}+", "whsec_"),
+    _format("NPM_TOKEN", r"\bnpm_[A-Za-z0-9]{36}" + _END, "npm_"),
+    _format("PYPI_TOKEN", r"\bpypi-AgE[A-Za-z0-9_-]{40,1000}+", "pypi-AgE"),
+    _format("HUGGINGFACE_TOKEN", r"\bhf_[A-Za-z0-9]{30,100}+" + _END, "hf_"),
+    _format("HUGGINGFACE_TOKEN", r"\bapi_org_[A-Za-z0-9]{30,100}+" + _END, "api_org_"),
+    _format("TWILIO_KEY", r"\bSK[0-9a-fA-F]{32}\b", "SK"),
+    _format("SENDGRID_KEY", r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}+", "SG."),
+    _format("MAILGUN_KEY", r"\bkey-[0-9a-f]{32}\b", "key-"),
+    _format("MAILCHIMP_KEY", r"\b[0-9a-f]{32}-us\d{1,2}\b", "-us"),
+    _format(
+        "DISCORD_TOKEN",
+        r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b",
+        ".",
+    ),
+    _format("TELEGRAM_TOKEN", r"(?<![0-9])\d{8,10}:[A-Za-z0-9_-]{35}" + _END, ":"),
+    _format("SHOPIFY_TOKEN", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", "shp"),
+    _format("DIGITALOCEAN_TOKEN", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "_v1_"),
+    _format("DATABRICKS_TOKEN", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", "dapi"),
+    _format("DOPPLER_TOKEN", r"\bdp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_.-]{40,200}+", "dp."),
+    _format("VAULT_TOKEN", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,300}+", "hv"),
+    _format("DOCKER_TOKEN", r"\bdckr_pat_[A-Za-z0-9_-]{20,100}+", "dckr_pat_"),
+    _format("POSTMAN_KEY", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", "PMAK-"),
+    _format("LINEAR_KEY", r"\blin_api_[A-Za-z0-9]{40}\b", "lin_api_"),
+    _format("NOTION_TOKEN", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,60})\b", "_"),
+    _format("ATLASSIAN_TOKEN", r"\bATATT3[A-Za-z0-9_=-]{100,300}+", "ATATT3"),
+    _format("GRAFANA_TOKEN", r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b", "glsa_"),
+    _format("GRAFANA_TOKEN", r"\bglc_[A-Za-z0-9+/]{32,400}+={0,2}", "glc_"),
+    _format("NEWRELIC_KEY", r"\bNRAK-[A-Z0-9]{27}\b", "NRAK-"),
+    _format("SENTRY_TOKEN", r"\bsntr[ysu]_[A-Za-z0-9_=+/]{40,400}+", "sntr"),
+    _format("AGE_SECRET_KEY", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "AGE-SECRET-KEY-"),
+    _format("AZURE_STORAGE_KEY", r"(?<=AccountKey=)[A-Za-z0-9+/]{86}==", "AccountKey="),
+    _format("SUPABASE_TOKEN", r"\bsbp_[a-f0-9]{40}\b", "sbp_"),
+    _format("REPLICATE_TOKEN", r"\br8_[A-Za-z0-9]{37}\b", "r8_"),
+    _format("GROQ_KEY", r"\bgsk_[A-Za-z0-9]{48,60}\b", "gsk_"),
+    _format("XAI_KEY", r"\bxai-[A-Za-z0-9]{60,100}\b", "xai-"),
+    _format("PERPLEXITY_KEY", r"\bpplx-[A-Za-z0-9]{40,60}\b", "pplx-"),
+    _format("LANGSMITH_KEY", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b", "lsv2_"),
+    _format("TAVILY_KEY", r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{20,60}\b", "tvly-"),
+    _format("HEROKU_KEY", r"\bHRKU-[A-Za-z0-9_-]{20,100}+", "HRKU-"),
+    _format("PULUMI_TOKEN", r"\bpul-[a-f0-9]{40}\b", "pul-"),
+    _format("RUBYGEMS_KEY", r"\brubygems_[a-f0-9]{48}\b", "rubygems_"),
+    _format("JFROG_KEY", r"\bAKCp[A-Za-z0-9]{69}\b", "AKCp"),
+    _format("ALIBABA_KEY", r"\bLTAI[A-Za-z0-9]{20}\b", "LTAI"),
+    _format("BITBUCKET_TOKEN", r"\bATBB[A-Za-z0-9_=.-]{32,100}+", "ATBB"),
+    _format("TERRAFORM_TOKEN", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,200}+", ".atlasv1."),
+    _format("PLANETSCALE_TOKEN", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,100}+", "pscale_"),
+    _format("MAPBOX_TOKEN", r"\bsk\.eyJ[A-Za-z0-9_-]{20,300}+\.[A-Za-z0-9_-]{20,100}+", "sk.eyJ"),
+    _format("APP_KEY", r"\bbase64:[A-Za-z0-9+/]{40,88}+={0,2}", "base64:"),  # Laravel
+    _format("FACEBOOK_TOKEN", r"\bEAA[A-Za-z0-9]{90,300}+", "EAA"),
+    _format(
+        "JWT",
+        r"\beyJ[A-Za-z0-9_-]{8,4000}+\.[A-Za-z0-9_-]{8,8000}+\.[A-Za-z0-9_-]{0,2000}+"
+        r"(?:\.[A-Za-z0-9_-]{1,8000}+\.[A-Za-z0-9_-]{1,2000}+)?",
+        "eyJ",
+    ),
+    _format(
+        "PRIVATE_KEY",
+        r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,20000}+",
+        "LS0tLS1CRUdJTi",
+        _pem_in_base64,
+    ),
+)
+
+
+def token_spans(text: str) -> Iterator[Span]:
+    """Every match of every provider format (overlaps are resolved by the caller)."""
+    for rule in TOKEN_FORMATS:
+        if rule.keyword is not None and rule.keyword not in text:
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.check is None or rule.check(match.group()):
+                yield match.start(), match.end(), rule.type
+
+
+_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----")
+_BASE64_LINE = re.compile(r"(?![ \t]*-----)[ \t]*[A-Za-z0-9+/=:,\- ]{16,}[ \t]*\r?\n")  # not armour
+
+
+def private_key_spans(text: str) -> Iterator[Span]:
+    """The body between `-----BEGIN … PRIVATE KEY-----` and its END line (RSA, EC, OpenSSH,
+    PKCS#8, PGP, encrypted ones with headers). The BEGIN and END lines stay, so the reader still
+    sees what the placeholder is. Without an END line (output cut short), the base64-looking
+    lines that follow; inside JSON the line breaks are the two characters `\\n`."""
+    if "PRIVATE KEY" not in text:
+        return
+    position = 0
+    unended: set[str] = set()  # labels with no END line after some BEGIN: none after later ones
+    while begin := _PEM_BEGIN.search(text, position):
+        start = position = begin.end()
+        end_marker = f"-----END {begin.group(1)}-----"
+        end = -1 if end_marker in unended else text.find(end_marker, start)
+        if end == -1:
+            unended.add(end_marker)
+            end = _base64_lines_end(text, start)
+        body_start, body_end = _trim_line_breaks(text, start, end)
+        if body_end > body_start:
+            yield body_start, body_end, "PRIVATE_KEY"
+            position = max(position, body_end)
+
+
+# A key's armour seen from its other side: `rev` (each line reversed), `tac` (the END line
+# first), or both. The base64 lines right after such a line are the key's body.
+_OTHER_ARMOUR = re.compile(
+    r"-----(?:END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?"
+    r"|(?:KCOLB )?YEK ETAVIRP[A-Z0-9 ]{0,40} (?:NIGEB|DNE))-----"
+)
+
+
+def turned_key_spans(text: str) -> Iterator[Span]:
+    """The body of a private key printed reversed (`rev`), upside down (`tac`) or both."""
+    if "PRIVATE KEY" not in text and "YEK ETAVIRP" not in text:
+        return
+    for armour in _OTHER_ARMOUR.finditer(text):
+        start = armour.end()
+        body_start, body_end = _trim_line_breaks(text, start, _base64_lines_end(text, start))
+        if body_end > body_start:
+            yield body_start, body_end, "PRIVATE_KEY"
+
+
+def _base64_lines_end(text: str, start: int) -> int:
+    position = start + 1 if text.startswith("\n", start) else start
+    while match := _BASE64_LINE.match(text, position):
+        position = match.end()
+    return position
+
+
+def _trim_line_breaks(text: str, start: int, end: int) -> tuple[int, int]:
+    """Keep the line breaks (real, or JSON-escaped `\\n`) next to the BEGIN and END lines."""
+    while start < end and text[start] in "\r\n \t":
+        start += 1
+    while text.startswith("\\n", start) and start < end:
+        start += 2
+    while end > start and text[end - 1] in "\r\n \t":
+        end -= 1
+    while end - 2 >= start and text[end - 2 : end] == "\\n":
+        end -= 2
+    return start, end
