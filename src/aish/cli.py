@@ -89,7 +89,7 @@ def _load(
     args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
 ) -> LoadedConfig:
     """The config; with `store`, also the project's `.aish.toml` for the cwd when trusted."""
-    from aish.ui.visible_text import visible
+    from aish.ui.render.visible_text import visible
 
     loaded = _loader(args, autodetect=autodetect, store=store)(os.getcwd())
     for warning in loaded.warnings:
@@ -132,7 +132,7 @@ def _run_shell(args: argparse.Namespace) -> int:
 
     from aish.config.targets import preset_name
     from aish.store import Store, StoreError
-    from aish.ui.repl import Repl
+    from aish.ui.repl.loop import Repl
 
     store: Store | None
     try:
@@ -209,7 +209,7 @@ def _run_safety(args: argparse.Namespace) -> int:
     from aish.agent.gate import Policy
     from aish.safety.classifier import classify
     from aish.safety.verdict import Verdict
-    from aish.ui.json_lines import json_line
+    from aish.ui.render.json_lines import json_line
 
     # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
     raw_words = [os.fsencode(w) for w in args.command_words]
@@ -244,7 +244,7 @@ def _run_secrets(args: argparse.Namespace) -> int:
     import os
 
     from aish.safety.secrets.report import findings_report
-    from aish.ui.json_lines import json_line
+    from aish.ui.render.json_lines import json_line
 
     text = sys.stdin.buffer.read().decode("utf-8", "replace")
     report = findings_report(text, os.environ, show=args.show)
@@ -487,7 +487,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
     from aish.config import resolve_target
     from aish.config.doctor import check_endpoint
     from aish.llm.errors import ConfigError
-    from aish.ui.visible_text import visible
+    from aish.ui.render.visible_text import visible
 
     loaded = _load(args)
     config = loaded.config
@@ -535,7 +535,7 @@ def _run_memory(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from aish.store import Store, StoreError
-    from aish.ui.json_lines import escape_raw_controls
+    from aish.ui.render.json_lines import escape_raw_controls
 
     if args.memory_command == "import":
         return _import_memory(args)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pexpect
 
-from aish.ui.meta import mcp_status_lines, mcp_tool_lines
+from aish.ui.repl.meta.commands import mcp_status_lines, mcp_tool_lines
 
 from ..conftest import ServeFn
 from .conftest import AishTerminal, spawn_aish

@@ -38,10 +38,10 @@ from aish.store import Store
 from aish.ui.ask_printer import AskPrinter
 from aish.ui.chat_view import ChatView, verdict_line
 from aish.ui.goal_printer import GoalPrinter
-from aish.ui.memory_meta import item_lines
-from aish.ui.meta import mcp_tool_lines
 from aish.ui.project_review import review_lines
 from aish.ui.project_trust import Review, review_file
+from aish.ui.repl.meta.commands import mcp_tool_lines
+from aish.ui.repl.meta.memory import item_lines
 from tests.person_screen import render
 
 # What must be seen first (views cut long lines), what must do nothing after.
@@ -135,7 +135,7 @@ def test_memory_list_and_inject(xdg_home: Path) -> None:
         store.add_memory("fact", f"remember {PAYLOAD}")
         items = store.active_memory()
     assert_shown_harmlessly("\n".join(item_lines(items)), ":memory list")
-    from aish.ui.memory_meta import memory
+    from aish.ui.repl.meta.memory import memory
 
     class Repl:
         def __init__(self) -> None:

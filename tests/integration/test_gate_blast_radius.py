@@ -20,7 +20,7 @@ from aish.run.snapshots import SnapshotStore
 from aish.run.undo_recorder import UndoRecorder
 from aish.safety.bash.live_shell import ShellFacts
 from aish.ui.agent_shell import AgentShell
-from aish.ui.norris_view import norris_pieces
+from aish.ui.render.norris_frames import norris_pieces
 
 from ..file_trees import disk_count, listing, make_tree
 

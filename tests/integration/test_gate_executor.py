@@ -12,7 +12,7 @@ import pytest
 from aish.agent import gate
 from aish.config.loader import load_config
 from aish.store import Store
-from aish.ui.repl import Repl
+from aish.ui.repl.loop import Repl
 
 
 @pytest.fixture

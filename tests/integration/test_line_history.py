@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from aish.ui.line_history import open_line_history
+from aish.ui.repl.history import open_line_history
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from aish.agent.toolbox import PreparedCall, prepare
 from aish.llm.types import ToolCall
 from aish.mcp import McpServers
 from aish.safety.verdict import Verdict
-from aish.ui.repl_mcp import change_lines
+from aish.ui.repl.mcp_servers import change_lines
 from tests.mcp_servers.support import scripted, servers, settled
 
 HELD = "asks before every call until you approve one"

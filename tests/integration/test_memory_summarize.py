@@ -21,7 +21,7 @@ from aish.agent.events import UsageRecorded
 from aish.agent.routing import KnownCommands
 from aish.config.loader import load_config
 from aish.store import Store
-from aish.ui.repl import Repl
+from aish.ui.repl.loop import Repl
 
 from ..conftest import ServeFn
 

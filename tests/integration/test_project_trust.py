@@ -20,7 +20,7 @@ from aish.store import Store, StoreError
 from aish.store.database import Database
 from aish.store.schema import MIGRATIONS
 from aish.ui.project_trust import Review, record_trust, review_file, revoke_file, trust_lookup
-from aish.ui.trust_meta import NO_PROJECT_FILE, TrustsProjects, config_command, trust
+from aish.ui.repl.meta.trust import NO_PROJECT_FILE, TrustsProjects, config_command, trust
 
 USER_CONFIG = """\
 default_model = "fast"

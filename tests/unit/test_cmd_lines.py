@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aish.agent.actions import extract_commands
-from aish.ui.cmd_lines import CmdLineSplitter, Piece
+from aish.ui.render.cmd_lines import CmdLineSplitter, Piece
 
 REPLY = (
     "To see it:\n- CMD: `du -sh *`\nThen\n  CMD: ls -la\n1. not a command\nCMDX no\n"

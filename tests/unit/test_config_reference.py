@@ -17,7 +17,7 @@ import pytest
 
 from aish.config.reference import DESCRIPTIONS, entries, key_paths, render_reference
 from aish.config.schema import AishConfig
-from aish.ui.meta import COMMANDS
+from aish.ui.repl.meta.commands import COMMANDS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 REGENERATE = "python -m aish.ui.config_reference > docs/config.md"

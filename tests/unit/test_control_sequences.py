@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aish.ui.control_sequences import ControlStripper, strip_controls
+from aish.ui.render.control_sequences import ControlStripper, strip_controls
 
 _LEFT_OVER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -29,8 +29,8 @@ STARTS_THE_SHELL = (SRC / "run" / "sandbox" / "launcher.py",)
 # Doors that run what the user typed themselves, never a model's proposal, each with the only
 # places it may be called from: in the end, the routed line the user typed.
 USER_LINE_DOORS = {
-    "ui/repl_commands.py:ShellCommands.run_users_line": {"ui/repl.py:Repl.run_command"},
-    "ui/repl.py:Repl.run_command": {"ui/repl.py:Repl._handle"},
+    "ui/repl/shell_commands.py:ShellCommands.run_users_line": {"ui/repl/loop.py:Repl.run_command"},
+    "ui/repl/loop.py:Repl.run_command": {"ui/repl/loop.py:Repl._handle"},
 }
 
 # aish's own look at the project, never a model's proposal: git or patch with fixed, read-only
@@ -75,7 +75,7 @@ _PROCESS_CALLS = {
 
 @dataclass(frozen=True)
 class Function:
-    key: str  # "ui/repl_commands.py:ShellCommands._execute"
+    key: str  # "ui/repl/shell_commands.py:ShellCommands._execute"
     name: str  # "_execute"
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -171,7 +171,7 @@ def redeems_before(function: Function, target: str) -> bool:
 def test_the_scan_sees_the_repl_executor() -> None:
     # If this fails, the scan lost sight of the shell: fix the scan before trusting the rest.
     assert executors(functions()) == {
-        "ui/repl_commands.py:ShellCommands._execute",
+        "ui/repl/shell_commands.py:ShellCommands._execute",
         "ui/agent_shell.py:AgentShell._execute",
         "ui/tool_runner.py:ToolRunner._call_tool",
         *OWN_READ_ONLY_RUNNERS,

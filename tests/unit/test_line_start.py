@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aish.ui.line_start import TAIL_BYTES, at_line_start
+from aish.ui.render.line_start import TAIL_BYTES, at_line_start
 
 # What vim and less print as they quit (captured from vim 9.0 and less 590, xterm-256color).
 VIM_QUIT = (

@@ -9,10 +9,10 @@ import pyte
 import pytest
 
 from aish.agent.events import AssistantDelta, ReplyFinished
-from aish.ui.ansi_render import AnsiRenderer
 from aish.ui.chat_view import ChatView
-from aish.ui.markdown_blocks import Block, BlockSplitter
-from aish.ui.markdown_stream import MarkdownStream
+from aish.ui.render.ansi import AnsiRenderer
+from aish.ui.render.markdown_blocks import Block, BlockSplitter
+from aish.ui.render.markdown_stream import MarkdownStream
 
 DOC = """\
 # Disk usage report

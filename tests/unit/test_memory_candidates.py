@@ -10,7 +10,7 @@ from aish.agent.memory_summary import (
     transcript,
 )
 from aish.store import MemoryItem
-from aish.ui.memory_meta import age, item_lines
+from aish.ui.repl.meta.memory import age, item_lines
 
 
 def test_plain_bulleted_numbered_and_bold_lines_are_candidates() -> None:

@@ -21,7 +21,7 @@ from aish.agent.events import (
 )
 from aish.agent.gate import HaltAnswer, Verdict
 from aish.ui.chat_view import ChatView
-from aish.ui.norris_view import NorrisEvent, cost, duration, norris_pieces, summary_line
+from aish.ui.render.norris_frames import NorrisEvent, cost, duration, norris_pieces, summary_line
 
 WIDTH = 40
 

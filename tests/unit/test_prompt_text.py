@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aish.ui.prompt_text import prompt_text, shorten_cwd
+from aish.ui.repl.prompt_line import prompt_text, shorten_cwd
 
 
 def test_home_and_long_paths_are_shortened() -> None:

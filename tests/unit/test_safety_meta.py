@@ -7,7 +7,7 @@ from pathlib import Path
 from aish.conversation.context import Conversation
 from aish.safety.classifier import classify, describe_rules
 from aish.safety.rules.user import UserRules
-from aish.ui.meta import KnowsSafetyRules, run_meta
+from aish.ui.repl.meta.commands import KnowsSafetyRules, run_meta
 
 
 class FakeRepl:

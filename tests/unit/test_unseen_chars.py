@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from aish.agent import gate
 from aish.safety.classifier import classify
 from aish.safety.unseen_chars import UNSEEN, hidden_characters_reason, unseen_in
-from aish.ui.control_sequences import strip_controls
-from aish.ui.markdown_stream import without_hidden_references
-from aish.ui.visible_text import visible
+from aish.ui.render.control_sequences import strip_controls
+from aish.ui.render.markdown_stream import without_hidden_references
+from aish.ui.render.visible_text import visible
 
 
 def test_every_format_and_separator_character_of_this_python_is_unseen() -> None:

@@ -7,7 +7,7 @@ import json
 
 from aish.agent.events import AssistantDelta, AssistantReasoning, CommandProposed, RequestFailed
 from aish.ui.ask_printer import AskPrinter
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 HOSTILE = "ok \x1b]0;HACKED\x07 \x1b[8mhidden\x1b[0m a\rb\tc\n"
 

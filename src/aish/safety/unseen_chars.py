@@ -7,8 +7,8 @@ controls (U+202E turns `txt.exe` into `exe.txt`), zero-width characters (U+200B)
 hyphen, tag characters, blank fillers, line and paragraph separators, and lone surrogates
 (bytes that were not UTF-8, kept by `surrogateescape`).
 
-The terminal views make both kinds visible (`aish.ui.visible_text`), text written to a pipe
-loses the control sequences (`aish.ui.control_sequences`), and a command line or tool call
+The terminal views make both kinds visible (`aish.ui.render.visible_text`), text written to a pipe
+loses the control sequences (`aish.ui.render.control_sequences`), and a command line or tool call
 that holds any of them is never `safe`: what the user is shown is not what runs.
 
 Variation selectors (U+FE0F) are not here: they only choose how a visible emoji is drawn. The

@@ -26,13 +26,13 @@ from aish.agent.events import (
     ToolCallProposed,
     UsageRecorded,
 )
-from aish.ui.json_lines import json_line
-from aish.ui.visible_text import ShownText, visible
+from aish.ui.render.json_lines import json_line
+from aish.ui.render.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from aish.ui.markdown_stream import MarkdownStream
+    from aish.ui.render.markdown_stream import MarkdownStream
 
 # Backoffs (0.5 s, 1 s with the default two retries) pass quietly; a long wait, such as a
 # server's Retry-After, is worth a line.
@@ -93,7 +93,7 @@ class AskPrinter:
             self._wrote_text = True
             if self._color:
                 if self._markdown is None:
-                    from aish.ui.markdown_stream import MarkdownStream  # imports rich
+                    from aish.ui.render.markdown_stream import MarkdownStream  # imports rich
 
                     self._markdown = MarkdownStream(self._out)
                 self._markdown.feed(visible(event.text))

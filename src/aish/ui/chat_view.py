@@ -6,7 +6,7 @@ highlighted. Each proposed command then shows the gate's verdict (`[safe]`, `[un
 single key; edit pre-fills the line editor with the command. Ctrl-C (or Ctrl-D) at either
 question cancels: this command and the rest of the reply's proposals are not run.
 
-A Norris run's events are drawn by `norris_view` (banner, step lines, framed commands, the red
+A Norris run's events are drawn by `render.norris_frames` (banner, step lines, framed commands, the red
 HALT banner, the summary); its HALT question is `halt_action`.
 """
 
@@ -29,16 +29,16 @@ from aish.agent.events import (
 )
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
 from aish.ui import type_ahead
-from aish.ui.cmd_lines import CmdLineSplitter
-from aish.ui.norris_view import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
-from aish.ui.visible_text import visible
+from aish.ui.render.cmd_lines import CmdLineSplitter
+from aish.ui.render.norris_frames import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from rich.console import Console
 
     from aish.agent.diffs import ProposedDiff
-    from aish.ui.markdown_stream import MarkdownStream
+    from aish.ui.render.markdown_stream import MarkdownStream
 
 _A = TypeVar("_A", bound=str)
 
@@ -153,7 +153,7 @@ class ChatView:
 
     def _markdown(self) -> MarkdownStream:
         if self._markdown_cache is None:
-            from aish.ui.markdown_stream import MarkdownStream  # imports rich
+            from aish.ui.render.markdown_stream import MarkdownStream  # imports rich
 
             self._markdown_cache = MarkdownStream(self._out)
         return self._markdown_cache

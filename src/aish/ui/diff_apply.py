@@ -21,7 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from aish.agent.diffs import ProposedDiff, file_sections, file_summary
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 CHECK_TIMEOUT = 10.0
 # A repository's own config must not run programs while we only ask questions.

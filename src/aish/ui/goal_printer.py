@@ -46,10 +46,10 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.gate import HaltAnswer, Verdict
-from aish.ui.cmd_lines import CmdLineSplitter
-from aish.ui.json_lines import json_line
-from aish.ui.norris_view import NORRIS_EVENTS, norris_pieces
-from aish.ui.visible_text import ShownText, visible
+from aish.ui.render.cmd_lines import CmdLineSplitter
+from aish.ui.render.json_lines import json_line
+from aish.ui.render.norris_frames import NORRIS_EVENTS, norris_pieces
+from aish.ui.render.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -168,7 +168,7 @@ class GoalPrinter:
         if self._json:
             self._render_sandbox_json(changes, applied, not_applied)
             return
-        from aish.ui.sandbox_view import apply_lines, change_set_pieces
+        from aish.ui.render.change_set import apply_lines, change_set_pieces
 
         self.close()
         if not changes:

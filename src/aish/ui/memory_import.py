@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
-from aish.ui.visible_text import visible_line
+from aish.ui.render.visible_text import visible_line
 
 if TYPE_CHECKING:
     from aish.store.memory_file import ImportPlan, ImportReport

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from aish.ui.visible_text import visible_line
+from aish.ui.render.visible_text import visible_line
 
 if TYPE_CHECKING:
     from aish.config.project_scope import ProjectState

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.project import describe_project, digest_of, is_sensitive_line
 from aish.store.errors import StoreError
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config.project import TrustLookup

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aish.ui.sandbox_view import apply_lines, change_set_pieces
+from aish.ui.render.change_set import apply_lines, change_set_pieces
 
 if TYPE_CHECKING:
     from aish.run.sandbox import ApplyResult, Sandbox

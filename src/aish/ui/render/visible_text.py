@@ -24,7 +24,7 @@ makes that choice for one output stream.
 from __future__ import annotations
 
 from aish.safety.unseen_chars import UNSEEN, is_control
-from aish.ui.control_sequences import ControlStripper, strip_controls
+from aish.ui.render.control_sequences import ControlStripper, strip_controls
 
 __all__ = ["ShownText", "visible", "visible_line"]
 

@@ -19,7 +19,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from aish.shell.completion_words import CompletionLine, completion_line
-from aish.ui.completion_paths import escape_path, path_completions
+from aish.ui.repl.path_completion import escape_path, path_completions
 
 if TYPE_CHECKING:
     from aish.shell.completion_helper import SpecAnswer

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aish.config.project import PROJECT_FILE_NAME, find_project_file
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
     from aish.store import Store
-    from aish.ui.meta import ReplContext
+    from aish.ui.repl.meta.context import ReplContext
 
 TRUST_USAGE = "usage: :trust, or :trust --revoke [path]"
 NO_PROJECT_FILE = f"no {PROJECT_FILE_NAME} here or above (up to the git root or home)"

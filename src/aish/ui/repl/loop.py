@@ -3,7 +3,7 @@
 Start-up order is chosen for a fast first prompt: the persistent shell starts in the
 background and the prompt appears at once; the first command waits for the shell if it is not
 ready yet. Everything that happens is written to the session log as it happens. Running a
-command (the user's line, or what the gate authorized) lives in `repl_commands`.
+command (the user's line, or what the gate authorized) lives in `shell_commands`.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
 from aish.run.undo_recorder import UndoRecorder
 from aish.ui.chat_view import ChatView
-from aish.ui.line_continuation import InputAbandoned
-from aish.ui.meta import COMMANDS, norris_mode_line, run_meta
 from aish.ui.prompt_facts import prompt_facts
-from aish.ui.prompt_text import prompt_text
-from aish.ui.repl_commands import ShellCommands, ignoring, no_echo, start_shell
-from aish.ui.repl_mcp import ReplMcp
-from aish.ui.repl_memory import ReplMemory
-from aish.ui.repl_models import ReplModels
+from aish.ui.render.visible_text import visible
+from aish.ui.repl.continuation import InputAbandoned
+from aish.ui.repl.mcp_servers import ReplMcp
+from aish.ui.repl.memory import ReplMemory
+from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
+from aish.ui.repl.models import ReplModels
+from aish.ui.repl.prompt_line import prompt_text
+from aish.ui.repl.shell_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.sandbox_review import SandboxReview
 from aish.ui.spending import SessionSpending
-from aish.ui.visible_text import visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
     from aish.store import SessionInfo, Store, UsageTotals
-    from aish.ui.live_completion import ReplLiveShell
+    from aish.ui.repl.live_shell import ReplLiveShell
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -590,13 +590,13 @@ class Repl:
         from prompt_toolkit.search import accept_search
 
         from aish.config.paths import state_dir
-        from aish.ui.completion import AishCompleter
-        from aish.ui.line_continuation import (
+        from aish.ui.repl.completion import AishCompleter
+        from aish.ui.repl.continuation import (
             continuation_bindings,
             continuation_prompt,
             tab_display,
         )
-        from aish.ui.live_completion import ReplLiveShell
+        from aish.ui.repl.live_shell import ReplLiveShell
 
         keys = KeyBindings()
 
@@ -653,8 +653,8 @@ class Repl:
         return needs_another_line(text, known)
 
     def _line_history(self, path: Path) -> History:
-        """The typed lines' history file (private, see `line_history`)."""
-        from aish.ui.line_history import open_line_history
+        """The typed lines' history file (private, see `history`)."""
+        from aish.ui.repl.history import open_line_history
 
         return open_line_history(path, self._show_notice)
 

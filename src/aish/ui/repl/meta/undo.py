@@ -12,11 +12,11 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.run.snapshots import Snapshot, SnapshotStore
-    from aish.ui.meta import ReplContext
+    from aish.ui.repl.meta.context import ReplContext
 
 UNDO_USAGE = "usage: :undo, :undo list, or :undo <number>"
 NOTHING = "nothing to undo"
@@ -89,7 +89,7 @@ async def _restore(
 def list_lines(snapshots: list[Snapshot], cwd: str, now: float | None = None) -> list[str]:
     """`  3  5m ago  48.8 KB  rm -r build` per snapshot, newest first; restored ones say so."""
     from aish.run.radius_text import human_bytes
-    from aish.ui.memory_meta import age
+    from aish.ui.repl.meta.memory import age
 
     lines = []
     for snapshot in snapshots:

@@ -46,7 +46,7 @@ from aish.agent.events import (
     ToolCallStarted,
 )
 from aish.agent.gate import HaltAnswer
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 Piece = tuple[str, str]
 NorrisEvent = (

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

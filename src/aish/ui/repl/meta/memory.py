@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.store import MemoryItem, Store
-    from aish.ui.meta import ReplContext
+    from aish.ui.repl.meta.context import ReplContext
 
 MEMORY_USAGE = (
     "usage: :memory list|add <fact|pref|context> <text>|forget <id>|clear|inject|summarize"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from aish.store import UsageTotals
-    from aish.ui.meta import ReplContext
+    from aish.ui.repl.meta.context import ReplContext
 
 COST_USAGE = "usage: :cost, :cost detail or :cost limit <usd>"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aish.ui.visible_text import visible
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.run.sandbox import ApplyResult, Change, ChangeSet

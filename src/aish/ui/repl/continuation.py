@@ -43,7 +43,7 @@ def continuation_prompt(width: int, line_number: int, wrap_count: int) -> str:
 
 def continuation_bindings(needs_another_line: Callable[[str], Unfinished | None]) -> KeyBindings:
     """Enter, Alt-Enter and Ctrl-D for the prompt's main buffer (search keeps its own keys)."""
-    # prompt_toolkit is imported with the prompt, not with `aish.ui.repl` (`InputAbandoned`).
+    # prompt_toolkit is imported with the prompt, not with `aish.ui.repl.loop` (`InputAbandoned`).
     from prompt_toolkit.application import get_app
     from prompt_toolkit.filters import Condition, emacs_insert_mode, has_focus
     from prompt_toolkit.key_binding import KeyBindings

@@ -24,8 +24,8 @@ from aish.agent import gate
 from aish.conversation.context import CommandRun
 from aish.ui import type_ahead
 from aish.ui.agent_shell import as_command_run
-from aish.ui.clean_slate import OutputModes, clean_slate
-from aish.ui.line_start import TAIL_BYTES, at_line_start
+from aish.ui.render.clean_slate import OutputModes, clean_slate
+from aish.ui.render.line_start import TAIL_BYTES, at_line_start
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig

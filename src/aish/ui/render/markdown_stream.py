@@ -1,7 +1,7 @@
 """Markdown rendered on a terminal while the reply streams.
 
 The reply is cut into blocks (`markdown_blocks`). A finished block is printed once, rendered
-(drawn straight to ANSI text by `ansi_render` in rich's markdown look, code highlighted with
+(drawn straight to ANSI text by `ansi` in rich's markdown look, code highlighted with
 pygments for the fence's language, `CMD:` lines bold cyan as in plain mode; what that drawing
 does not cover goes through rich's renderer), and never touched again. The block in
 progress is shown raw as it arrives; when it completes, the cursor goes back up over the rows
@@ -28,9 +28,9 @@ from rich.cells import cell_len
 from rich.segment import Segment
 
 from aish.safety.unseen_chars import UNSEEN
-from aish.ui.ansi_render import AnsiRenderer
-from aish.ui.markdown_blocks import Block, BlockSplitter
-from aish.ui.visible_text import visible
+from aish.ui.render.ansi import AnsiRenderer
+from aish.ui.render.markdown_blocks import Block, BlockSplitter
+from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
