@@ -315,8 +315,9 @@ def _run_ask(args: argparse.Namespace) -> int:
     import os
 
     from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
+    from aish.agent.outbound import SpendingStopped
     from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
     from aish.ui.ask_printer import AskPrinter
 
     question = " ".join(args.question).strip()
@@ -374,7 +375,8 @@ def _run_ask(args: argparse.Namespace) -> int:
         logging.getLogger("aish.ask").warning(
             "request failed: %s", outcome.error, exc_info=outcome.error
         )
-        return EXIT_USAGE if isinstance(outcome.error, ConfigError) else EXIT_FAILED
+        refused = isinstance(outcome.error, ConfigError | SpendingStopped)
+        return EXIT_USAGE if refused else EXIT_FAILED
     return EXIT_OK
 
 
@@ -387,7 +389,7 @@ def _run_goal(args: argparse.Namespace) -> int:
     import os
 
     from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
     from aish.ui.goal_printer import GoalPrinter
     from aish.ui.goal_run import GoalOptions, run_goal
 
@@ -486,7 +488,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
 
     from aish.config import resolve_target
     from aish.config.doctor import check_endpoint
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
     from aish.ui.render.visible_text import visible
 
     loaded = _load(args)

@@ -204,7 +204,7 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
 async def test_an_unreachable_summariser_preset_is_said_and_eviction_goes_on(
     serve: ServeFn,
 ) -> None:
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
 
     server = serve({})
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from aish.config import AishConfig, resolve_target
-from aish.llm.errors import ConfigError
+from aish.errors import ConfigError
 from aish.llm.types import ModelTarget
 
 CONFIG = AishConfig.model_validate(
@@ -114,7 +114,7 @@ def test_a_key_http_cannot_carry_is_refused_without_echoing_it() -> None:
 
     from aish.config.schema import AishConfig
     from aish.config.targets import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
 
     config = AishConfig.model_validate(
         {"models": {"c": {"endpoint": "https://x.example/v1", "model": "m", "api_key_env": "K"}}}

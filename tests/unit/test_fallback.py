@@ -12,9 +12,9 @@ from aish.agent.fallback import (
     is_private_endpoint,
 )
 from aish.config import AishConfig
+from aish.errors import ConfigError
 from aish.llm.errors import (
     AuthError,
-    ConfigError,
     ConnectError,
     HTTPStatusError,
     LLMError,

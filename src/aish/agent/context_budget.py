@@ -26,11 +26,12 @@ from typing import Any
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.agent.exchange import TurnLog
+from aish.agent.outbound import REQUEST_FAILURES
 from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation
 from aish.conversation.summary import clip, shorten_request, summarize_request
 from aish.conversation.tokens import TokenCounter, model_key
-from aish.llm.errors import LLMError
+from aish.errors import ConfigError
 from aish.llm.types import Message, ModelTarget, ToolSpec
 
 _log = logging.getLogger("aish.context")
@@ -195,7 +196,7 @@ class ContextBudget:
         evicted = conversation.history[: _end_of(conversation.history, count)]
         try:
             target = self.summarizer(active)
-        except LLMError as error:
+        except ConfigError as error:
             on_event(Status(f"no summary of the dropped exchanges: {error}"))
             return None
         on_event(Status(f"context: summarising {count} oldest exchange(s) via {target.name}…"))
@@ -203,7 +204,7 @@ class ContextBudget:
         try:
             async with asyncio.timeout(timeout):
                 return await self._ask(target, conversation.summary, evicted, on_event)
-        except (LLMError, TimeoutError, ValueError) as error:
+        except (*REQUEST_FAILURES, TimeoutError, ValueError) as error:
             _log.warning("summariser %s failed: %r", target.name, error)
             reason = f"no answer within {timeout:g}s" if isinstance(error, TimeoutError) else error
             on_event(

@@ -91,7 +91,7 @@ def routed_target(
     if choice.preset is None or choice.preset == active.name:
         return active, None
     from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
 
     try:
         target = resolve_target(config, choice.preset, env)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aish.agent.events import AgentEvent, Status
-from aish.llm.errors import ConfigError
+from aish.errors import ConfigError
 from aish.llm.types import ModelTarget
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
-from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget
 
 if TYPE_CHECKING:
@@ -64,13 +63,13 @@ async def preplan(
     receives the call's `UsageRecorded` (category `norris-preplan`) and a `Status` when the
     list was cut to `tasks_max`. Never raises, except `asyncio.CancelledError`.
     """
-    from aish.agent.outbound import chat  # httpx stays out of start-up
+    from aish.agent.outbound import REQUEST_FAILURES, chat  # httpx stays out of start-up
 
     messages = [Message("system", system_prompt(system, tasks_max)), Message("user", goal)]
     try:
         reply = await chat(target, messages, client=client)
     # CancelledError is a BaseException, so it passes through: the user interrupted the launch.
-    except LLMError as error:
+    except REQUEST_FAILURES as error:
         _log.warning("preplan via %s failed", target.name, exc_info=True)
         return _failed(target, str(error))
     except Exception as error:  # a bug must cost the plan, not the Norris run

@@ -168,11 +168,11 @@ class SecondOpinion:
         is missing, disabled, or the same model as one of them."""
         if not self.enabled:
             return JudgeChoice(self.preset, why_none="safety.llm_second_opinion = false")
-        from aish.llm.errors import LLMError
+        from aish.errors import ConfigError
 
         try:
             target = self._resolve(self.preset)
-        except LLMError as error:
+        except ConfigError as error:
             return JudgeChoice(self.preset, problem=f"safety.llm_model '{self.preset}': {error}")
         if target is None:
             missing = f"no preset '{self.preset}' for safety.llm_model"
@@ -231,7 +231,7 @@ class SecondOpinion:
         target: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None,
     ) -> Opinion:
-        from aish.llm.errors import LLMError
+        from aish.agent.outbound import REQUEST_FAILURES
 
         messages = [Message("system", SYSTEM_PROMPT), Message("user", command)]
         try:
@@ -241,7 +241,7 @@ class SecondOpinion:
                 "failed",
                 f"second opinion failed: no answer from {target.name} within {self.timeout_s:g}s",
             )
-        except LLMError as error:
+        except REQUEST_FAILURES as error:
             return Opinion("failed", f"second opinion failed: {error}")
         except Exception as error:  # any failure must count as YES, never crash the gate
             _log.exception("second opinion on %r failed", command)

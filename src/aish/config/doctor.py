@@ -5,6 +5,7 @@ One listing of the endpoint's models, reported as `(ok, one short phrase)`. The 
 
 from __future__ import annotations
 
+from aish.errors import ConfigError
 from aish.llm.errors import ConnectError, HTTPStatusError, LLMError, TimedOut
 from aish.llm.types import ModelTarget
 
@@ -21,7 +22,7 @@ async def check_endpoint(target: ModelTarget, timeout_s: float) -> tuple[bool, s
         return False, f"no answer within {timeout_s:g}s"
     except ConnectError as error:
         return False, error.reason or error.message
-    except LLMError as error:  # the doctor line already names the endpoint
+    except (LLMError, ConfigError) as error:  # the doctor line already names the endpoint
         return False, error.message
     detail = f"answers, {len(ids)} model{'' if len(ids) == 1 else 's'}"
     if ids and target.model not in ids:

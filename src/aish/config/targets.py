@@ -13,7 +13,7 @@ from pathlib import Path
 from aish.config.autodetect import how_to_configure
 from aish.config.paths import config_file
 from aish.config.schema import AishConfig, Price
-from aish.llm.errors import ConfigError
+from aish.errors import ConfigError
 from aish.llm.types import ModelTarget, Rates
 
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import httpx
 from httpx_sse import ServerSentEvent
 
+from aish.errors import ConfigError
 from aish.llm import anthropic_protocol, openai_protocol
 from aish.llm.errors import HTTPStatusError, LLMError, ProtocolError
 from aish.llm.estimate import estimate_usage
@@ -96,7 +97,8 @@ async def stream_chat(
 ) -> AsyncIterator[StreamEvent]:
     """Stream one reply. Ends with `Usage` (estimated when the server sent none) and `Finish`.
 
-    Raises an `LLMError` subclass; its `partial` holds text already yielded.
+    Raises an `LLMError` subclass; its `partial` holds text already yielded. A request that
+    cannot be built as configured raises `ConfigError` at once (never retried).
     """
     wire = _wire(target, messages, tools)
     owned = client is None
@@ -110,6 +112,9 @@ async def stream_chat(
                     yielded = True
                     yield _well_formed(event)
                 return
+            except ConfigError as error:
+                error.target = error.target or target.name
+                raise
             except LLMError as error:
                 error.target = error.target or target.name
                 wait = _retry_wait(error, attempt, target)

@@ -244,7 +244,7 @@ class Repl:
 
     async def _ask(self, question: str) -> None:
         from aish.config import resolve_target
-        from aish.llm.errors import ConfigError
+        from aish.errors import ConfigError
 
         self._mcp.at_turn_boundary()
         try:
@@ -285,7 +285,7 @@ class Repl:
         from aish.agent.norris_bounds import NorrisBounds
         from aish.agent.norris_setup import norris_models
         from aish.config import resolve_target
-        from aish.llm.errors import ConfigError
+        from aish.errors import ConfigError
         from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config

@@ -134,8 +134,8 @@ class ReplModels:
         from aish.agent.toolbox import offered
         from aish.config import resolve_target
         from aish.conversation.tokens import TokenCount, format_token_report, model_key
+        from aish.errors import ConfigError
         from aish.llm.endpoints import is_loopback_endpoint
-        from aish.llm.errors import ConfigError
 
         try:
             target = resolve_target(self._config, model, os.environ)
