@@ -296,15 +296,17 @@ def _ask_targets(
 
     from aish.agent.events import Status
     from aish.agent.fallback import fallback_target
+    from aish.session import preset_resolver
 
+    targets = preset_resolver(config, os.environ)
     if route and config.routing.auto:
         from aish.agent.model_class import routed_target
 
-        target, said = routed_target(config, question, target, os.environ)
+        target, said = routed_target(config, question, target, targets)
         if said is not None:
             printer.render(Status(said))
     enabled = config.routing.cloud_fallback
-    fallback, problem = fallback_target(config, target, os.environ, enabled=enabled)
+    fallback, problem = fallback_target(config, target, targets, enabled=enabled)
     if problem is not None:
         printer.render(Status(problem))
     return target, fallback
@@ -316,8 +318,8 @@ def _run_ask(args: argparse.Namespace) -> int:
 
     from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
     from aish.agent.outbound import SpendingStopped
-    from aish.config import resolve_target
     from aish.errors import ConfigError
+    from aish.session import resolve_target
     from aish.ui.ask_printer import AskPrinter
 
     question = " ".join(args.question).strip()
@@ -388,8 +390,8 @@ def _run_goal(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.config import resolve_target
     from aish.errors import ConfigError
+    from aish.session import resolve_target
     from aish.ui.goal_printer import GoalPrinter
     from aish.ui.goal_run import GoalOptions, run_goal
 
@@ -486,9 +488,9 @@ def _run_doctor(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.config import resolve_target
-    from aish.config.doctor import check_endpoint
     from aish.errors import ConfigError
+    from aish.llm.probe import check_endpoint
+    from aish.session import resolve_target
     from aish.ui.render.visible_text import visible
 
     loaded = _load(args)

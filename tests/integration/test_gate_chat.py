@@ -27,6 +27,7 @@ from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.llm.types import ModelTarget
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish_testllm.prefix import serialise_prompt
 
 from ..conftest import ServeFn
@@ -222,7 +223,8 @@ async def test_without_another_judge_the_chats_model_is_never_asked(serve: Serve
         }
     )
     frontend = Frontend()
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+    settings = AishConfig.model_validate({})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     system = render_system_prompt(PromptFacts(os_name="Linux", shell="bash"))
     log: list[Any] = []
     chat, shell = turn(
@@ -272,7 +274,7 @@ async def test_a_dedicated_safety_model_gets_its_own_short_request(serve: ServeF
         server.url,
         Frontend(),
         policy=gate.Policy("norris"),
-        second_opinion=SecondOpinion.from_config(config, {}),
+        second_opinion=SecondOpinion.from_config(config, preset_resolver(config, {})),
     )
     await chat.ask("build it")
     assert shell.ran == [("make", "model")]

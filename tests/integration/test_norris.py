@@ -36,6 +36,7 @@ from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation
 from aish.llm.types import Message, ModelTarget
 from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish.ui.agent_shell import AgentShell
 
 from ..conftest import ServeFn
@@ -287,7 +288,8 @@ def executor_server(serve: ServeFn, *texts: str) -> Any:
 
 def judged_by(url: str, model: str = "judge-model") -> SecondOpinion:
     models = {"fast": {"endpoint": f"{url}/v1", "model": model, "max_retries": 0}}
-    return SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    settings = AishConfig.model_validate({"models": models})
+    return SecondOpinion.from_config(settings, preset_resolver(settings, {}))
 
 
 def tool_script(workdir: Path) -> Path:
@@ -340,7 +342,8 @@ async def test_without_an_independent_judge_unknown_steps_halt(
     executor = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
     tool_ran = tool_script(workdir)
     frontend = Frontend("skip")
-    opinion = SecondOpinion.from_config(AishConfig(), {})
+    settings = AishConfig()
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     result, _ = await run_norris(
         executor.url, "use the tool", workdir, frontend, second_opinion=opinion
     )
@@ -688,7 +691,7 @@ def planning_server(serve: ServeFn, plan_text: str, *step_texts: str) -> Any:
 async def launch(
     config: AishConfig, goal: str, workdir: Path, frontend: Frontend, active: ModelTarget
 ) -> NorrisResult:
-    models = norris_models(config, active, {}, frontend.render)
+    models = norris_models(config, active, preset_resolver(config, {}), frontend.render)
     result, _ = await run_norris(
         "",
         goal,
@@ -816,7 +819,7 @@ async def test_a_missing_executor_preset_falls_back_to_the_active_model(
         }
     )
     frontend = Frontend()
-    models = norris_models(config, target(server.url), {}, frontend.render)
+    models = norris_models(config, target(server.url), preset_resolver(config, {}), frontend.render)
     assert models.executor.name == "local"
     assert frontend.statuses() == [
         "no model preset 'gone' (norris.executor); the steps run on local"

@@ -25,6 +25,7 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
 from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish.ui.tool_runner import ToolRunner
 
 from ..conftest import ServeFn
@@ -471,7 +472,8 @@ async def test_an_auto_approved_unknown_call_asks_without_an_independent_judge(
     # `fast` is the chat's model under another preset name (and `localhost`, not 127.0.0.1).
     same = {"endpoint": f"{server.url.replace('127.0.0.1', 'localhost')}/v1", "model": "testllm"}
     models = {"fast": same} if judge != "none" else {}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = Frontend("no")
     turn = Turn(
         server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
@@ -493,7 +495,8 @@ async def test_an_independent_judge_clears_an_auto_approved_call_on_its_own_serv
     server = serve(APPEND_EGGS)
     judge = serve({"rules": [{"when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}}]})
     models = {"fast": {"endpoint": f"{judge.url}/v1", "model": "judge-model"}}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = Frontend()
     turn = Turn(
         server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
@@ -524,7 +527,8 @@ async def test_a_fallback_that_answered_the_turn_is_not_its_judge(
     rescue = serve(APPEND_EGGS)
     fallback = ModelTarget("cloud", f"{rescue.url}/v1", "testllm", max_retries=0)
     models = {"fast": {"endpoint": f"{rescue.url}/v1", "model": judge_model}}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = Frontend("no")
     turn = Turn(
         dead_url,

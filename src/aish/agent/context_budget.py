@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from aish.conversation.context import Conversation
 from aish.conversation.summary import clip, shorten_request, summarize_request
 from aish.conversation.tokens import TokenCounter, model_key
 from aish.errors import ConfigError
-from aish.llm.types import Message, ModelTarget, ToolSpec
+from aish.llm.types import Message, ModelTarget, PresetResolver, ToolSpec
 
 _log = logging.getLogger("aish.context")
 
@@ -55,21 +55,20 @@ class ContextBudget:
     counter: TokenCounter = field(default_factory=TokenCounter)
     summarize_on_evict: bool = False
     max_summary_chars: int = 2000
-    # The summariser for a request to the given active model; raises `LLMError` (a
-    # `ConfigError`) when the configured preset cannot be used.
+    # The summariser for a request to the given active model; raises `ConfigError` when the
+    # configured preset cannot be used.
     summarizer: Callable[[ModelTarget], ModelTarget] | None = None
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, env: Mapping[str, str], counter: TokenCounter
+        cls, config: AishConfig, targets: PresetResolver, counter: TokenCounter
     ) -> ContextBudget:
+        """Built from `[context]`; `targets` resolves the summariser's preset."""
         context = config.context
 
         def summarizer(active: ModelTarget) -> ModelTarget:
-            from aish.config import resolve_target
-
             name = context.summarizer_model or ("fast" if "fast" in config.models else None)
-            return active if name is None else resolve_target(config, name, env)
+            return active if name is None else targets(name)
 
         return cls(
             max_turns=context.max_turns,

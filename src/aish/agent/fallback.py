@@ -10,7 +10,6 @@ fallback preset, names the failure in a few words and builds the status line.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -35,7 +34,7 @@ from aish.llm.errors import (
     TimedOut,
     TruncatedStreamError,
 )
-from aish.llm.types import ModelTarget, Reply
+from aish.llm.types import ModelTarget, PresetResolver, Reply
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -155,7 +154,7 @@ def is_private_endpoint(url: str) -> bool:
 
 
 def fallback_target(
-    config: AishConfig, active: ModelTarget, env: Mapping[str, str], *, enabled: bool
+    config: AishConfig, active: ModelTarget, targets: PresetResolver, *, enabled: bool
 ) -> tuple[ModelTarget | None, str | None]:
     """The preset failed requests of `active` fall back to, and a one-line problem to say once.
 
@@ -169,9 +168,7 @@ def fallback_target(
     if name not in config.models:
         known = ", ".join(config.models)
         return None, f"routing.fallback_model: no model preset '{name}' (known: {known})"
-    from aish.config.targets import resolve_target
-
     try:
-        return resolve_target(config, name, env), None
+        return targets(name), None
     except ConfigError as error:
         return None, f"routing.fallback_model: {error}"

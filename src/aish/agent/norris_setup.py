@@ -8,13 +8,13 @@ missing or unusable the run goes on single-model and the user is told why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aish.agent.events import AgentEvent, Status
 from aish.errors import ConfigError
-from aish.llm.types import ModelTarget
+from aish.llm.types import ModelTarget, PresetResolver
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -29,24 +29,23 @@ class NorrisModels:
 def norris_models(
     config: AishConfig,
     active: ModelTarget,
-    env: Mapping[str, str],
+    targets: PresetResolver,
     on_event: Callable[[AgentEvent], None],
     *,
     executor_preset: bool = True,
 ) -> NorrisModels:
     """The executor and the planner; every problem is a `Status`, never an error. Without
-    `executor_preset` (the user named the model for this run) the active model executes."""
-    executor = _executor(config, active, env, on_event) if executor_preset else active
+    `executor_preset` (the user named the model for this run) the active model executes.
+    `targets` resolves the presets `[norris]` names."""
+    executor = _executor(config, active, targets, on_event) if executor_preset else active
     name = config.norris.preplanner
     if name is None:
         return NorrisModels(executor)
     if name not in config.models:
         on_event(Status(f"no model preset '{name}' (norris.preplanner); running single-model"))
         return NorrisModels(executor)
-    from aish.config.targets import resolve_target
-
     try:
-        return NorrisModels(executor, resolve_target(config, name, env))
+        return NorrisModels(executor, targets(name))
     except ConfigError as error:
         on_event(Status(f"preplan failed: {error}; running single-model"))
         return NorrisModels(executor)
@@ -55,7 +54,7 @@ def norris_models(
 def _executor(
     config: AishConfig,
     active: ModelTarget,
-    env: Mapping[str, str],
+    targets: PresetResolver,
     on_event: Callable[[AgentEvent], None],
 ) -> ModelTarget:
     name = config.norris.executor
@@ -66,10 +65,8 @@ def _executor(
             Status(f"no model preset '{name}' (norris.executor); the steps run on {active.name}")
         )
         return active
-    from aish.config.targets import resolve_target
-
     try:
-        return resolve_target(config, name, env)
+        return targets(name)
     except ConfigError as error:
         on_event(Status(f"norris.executor: {error}; the steps run on {active.name}"))
         return active

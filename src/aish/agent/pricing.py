@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit
 
-from aish.llm.endpoints import is_loopback_endpoint
+from aish.endpoints import is_loopback_endpoint
 from aish.llm.types import Rates
 
 if TYPE_CHECKING:

@@ -24,13 +24,13 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from aish.agent.events import AgentEvent, UsageRecorded
 from aish.agent.model_identity import same_model
-from aish.llm.types import Message, ModelTarget, Reply
+from aish.llm.types import Message, ModelTarget, PresetResolver, Reply
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -144,16 +144,19 @@ class SecondOpinion:
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, env: Mapping[str, str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+        cls,
+        config: AishConfig,
+        targets: PresetResolver,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> SecondOpinion:
-        """Built from `[safety]`: `llm_second_opinion`, `llm_model`."""
+        """Built from `[safety]`: `llm_second_opinion`, `llm_model`; `targets` resolves the
+        judge's preset."""
 
         def resolve(name: str) -> ModelTarget | None:
             if name not in config.models:
                 return None
-            from aish.config.targets import resolve_target
-
-            return resolve_target(config, name, env)
+            return targets(name)
 
         safety = config.safety
         return cls(

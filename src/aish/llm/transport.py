@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 import httpx
 
+from aish.endpoints import is_loopback_endpoint
 from aish.errors import ConfigError
-from aish.llm.endpoints import is_loopback_endpoint
 from aish.llm.errors import (
     AuthError,
     ConnectError,

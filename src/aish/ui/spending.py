@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aish.llm.endpoints import is_loopback_endpoint
+from aish.endpoints import is_loopback_endpoint
 
 if TYPE_CHECKING:
     from aish.agent.events import UsageRecorded

@@ -92,7 +92,11 @@ class Repl:
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
         # Lives as long as the session: its answers are cached for the session.
-        self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
+        from aish.session import preset_resolver
+
+        self._second_opinion = SecondOpinion.from_config(
+            loaded.config, preset_resolver(loaded.config, os.environ)
+        )
         # What the gate judges chat commands against: the user's shell as it is at that moment.
         self._user_shell_facts = ShellFactsSource(self._user_shell_state)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
@@ -243,8 +247,8 @@ class Repl:
     # ---- asking ------------------------------------------------------------------------------
 
     async def _ask(self, question: str) -> None:
-        from aish.config import resolve_target
         from aish.errors import ConfigError
+        from aish.session import resolve_target
 
         self._mcp.at_turn_boundary()
         try:
@@ -284,8 +288,8 @@ class Repl:
         from aish.agent.norris import NorrisRun
         from aish.agent.norris_bounds import NorrisBounds
         from aish.agent.norris_setup import norris_models
-        from aish.config import resolve_target
         from aish.errors import ConfigError
+        from aish.session import preset_resolver, resolve_target
         from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config
@@ -296,7 +300,9 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
-        models = norris_models(config, active, os.environ, self._view.render)
+        models = norris_models(
+            config, active, preset_resolver(config, os.environ), self._view.render
+        )
         sandboxing, sandbox = await self._norris_sandbox()
         if not sandboxing:
             return
@@ -787,7 +793,11 @@ class Repl:
         self._loaded = loaded
         self._policy = gate.Policy.from_config(config, "interactive")
         self._norris_policy = gate.Policy.from_config(config, "norris")
-        self._second_opinion = SecondOpinion.from_config(config, os.environ)
+        from aish.session import preset_resolver
+
+        self._second_opinion = SecondOpinion.from_config(
+            config, preset_resolver(config, os.environ)
+        )
         # What `:route`, `:fallback` and `:cost limit` set this session, and the token
         # counter's calibration, stay; what comes from the config follows it.
         self._models.use_config(config)

@@ -1,6 +1,7 @@
 """`aish doctor`'s question for each preset: does its endpoint answer, and with what?
 
 One listing of the endpoint's models, reported as `(ok, one short phrase)`. The CLI prints.
+It is I/O to a model server, so it belongs to the broker's room, not to `config`.
 """
 
 from __future__ import annotations
