@@ -16,9 +16,11 @@ Usage that aish estimated (the server reported none) and priced from the config 
 `estimated`: the dollars are as rough as the tokens. Cached prompt tokens are charged at the
 cached rate when one is known, else at the input rate.
 
-Imports nothing from `store` or `ui`. `genai-prices` is imported on the first lookup, never at
-start-up, and only its bundled data is read: its update functions (which fetch prices over the
-network) are never called.
+It sits next to the usage ledger (`usage`), whose rows carry its `CostSource`, and is pure: no
+I/O but reading bundled data, and no import from a room above the store (it names `llm` types
+and, for type checks only, the config's `Price`). `genai-prices` is imported on the first
+lookup, never at start-up, and only its bundled data is read: its update functions (which fetch
+prices over the network) are never called.
 """
 
 from __future__ import annotations
