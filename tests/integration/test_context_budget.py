@@ -18,28 +18,15 @@ import pytest
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
-from aish.agent.events import AgentEvent, Status, UsageRecorded
+from aish.agent.events import AgentEvent, UsageRecorded
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import SUMMARY_START
 from aish.conversation.tokens import TokenCounter
 from aish.llm.types import ModelTarget
 from aish.safety.bash.live_shell import ShellFacts
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
-
-
-class Frontend:
-    def __init__(self) -> None:
-        self.events: list[AgentEvent] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Any) -> Any:
-        raise AssertionError("nothing is proposed in these tests")
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.events if isinstance(e, Status)]
 
 
 async def _no_shell(authorization: gate.Authorization) -> CommandRun:
@@ -52,8 +39,8 @@ def _target(url: str, model: str = "testllm", **options: Any) -> ModelTarget:
 
 def _chat(
     conversation: Conversation, url: str, budget: ContextBudget, log: list[Any]
-) -> tuple[ChatTurn, Frontend]:
-    frontend = Frontend()
+) -> tuple[ChatTurn, ScriptedFrontend]:
+    frontend = ScriptedFrontend()
 
     def record(kind: str, payload: Mapping[str, Any]) -> None:
         log.append((kind, dict(payload)))
@@ -257,7 +244,7 @@ async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
     budget = ContextBudget(
         max_turns=3, token_budget=100_000, summarize_on_evict=True, summarizer=lambda a: summariser
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
 
     async def run(authorization: gate.Authorization, timeout_s: float) -> CommandRun:
         approved = gate.redeem(authorization)
