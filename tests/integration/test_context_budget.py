@@ -168,7 +168,9 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
     scenario = {
         "models": ["testllm", "summ"],
         # The preset's idle timeout is a minute: only the summary's own bound can end it.
-        "rules": [{"when": {"model": "^summ$"}, "reply": {"text": "late", "first_delay_ms": 3000}}],
+        "rules": [
+            {"when": {"model": "^summ$"}, "reply": {"text": "late", "first_delay_ms": 30_000}}
+        ],
     }
     server = serve(scenario)
     summariser = _target(server.url, "summ", idle_timeout_s=60)
@@ -181,7 +183,10 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
     turn, frontend = _chat(conversation, server.url, budget, log)
     started = time.monotonic()
     outcome = await turn.ask("q1")
-    assert time.monotonic() - started < 2.5
+    # Not a speed claim: the turn did not wait for the summariser. It takes about a second (the
+    # 0.5 s bound and the reply); 10 s is generous on a busy machine and still well below the
+    # summariser's 30 s.
+    assert time.monotonic() - started < 10
     assert outcome.reply.text == "You said: q1"
     assert any(
         s.startswith("summariser summ failed (no answer within 0.5s)") for s in frontend.statuses()

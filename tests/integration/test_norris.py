@@ -486,6 +486,8 @@ async def test_the_wall_clock_limit_ends_the_run(serve: ServeFn, workdir: Path) 
     )
     assert result.status == "budget_exhausted"
     assert "wall-clock limit reached (1s)" in result.reason
+    # Not a speed claim: the run stopped at its limit. It takes about a second; 5 s is generous
+    # and still well below the ~14 s the 16 default steps of these sleeps would take.
     assert time.monotonic() - started < 5
 
 
@@ -526,6 +528,8 @@ async def test_a_hanging_command_hits_its_timeout_and_the_run_goes_on(
         server.url, "wait", workdir, frontend, bounds=NorrisBounds(command_timeout_s=0.5)
     )
     assert result.status == "done"
+    # Not a speed claim: the run did not wait for the command. It takes about a second (the
+    # 0.5 s timeout and two replies); 10 s is generous and still well below the sleep's 60 s.
     assert time.monotonic() - started < 10
     finished = frontend.of(CommandFinished)[0]
     assert finished.exit_status != 0
