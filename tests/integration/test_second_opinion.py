@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aish.agent.events import AgentEvent, UsageRecorded
-from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
+from aish.agent.gate import Policy, ProposedCommand, authorize
 from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
 from aish.llm.types import ModelTarget
@@ -16,6 +16,7 @@ from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
 from aish.session import preset_resolver
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 
@@ -330,15 +331,6 @@ async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
 # ---- through the gate, in Norris mode --------------------------------------------------
 
 
-class Halts:
-    def __init__(self) -> None:
-        self.halted: list[tuple[str, Verdict]] = []
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return "skip"
-
-
 @pytest.mark.parametrize(
     ("command", "answer", "asked", "runs"),
     [
@@ -354,7 +346,7 @@ async def test_norris_through_the_gate(
 ) -> None:
     server = serve(answering({"text": answer}))
     opinion = opinion_of(config(server.url))
-    halts = Halts()
+    halts = ScriptedFrontend("skip")
 
     async def ask(text: str, verdict: Verdict) -> Opinion | None:
         return await opinion.judge(text, verdict, proposers=(active(server.url),))
