@@ -231,9 +231,7 @@ async def test_a_token_budget_evicts_the_oldest_exchanges(serve: ServeFn) -> Non
 
 
 async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
-    from aish.agent.norris import NorrisRun
-    from aish.agent.norris_bounds import NorrisBounds
-    from aish.agent.norris_prompt import INSTRUCTIONS
+    from aish.agent.norris import INSTRUCTIONS, NorrisBounds, NorrisRun
 
     scenario = {
         "models": ["testllm", "summ"],

@@ -25,9 +25,7 @@ from aish.agent.events import (
     NorrisStep,
     UsageRecorded,
 )
-from aish.agent.norris import NorrisResult, NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_setup import norris_models
+from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation

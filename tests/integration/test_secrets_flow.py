@@ -20,8 +20,7 @@ from aish.agent import gate, outbound
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
 from aish.agent.memory_summary import summarize
-from aish.agent.norris import NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
+from aish.agent.norris import NorrisBounds, NorrisRun
 from aish.agent.outbound import Outbound
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import CommandRun, Conversation

@@ -25,9 +25,7 @@ from aish.agent import gate
 from aish.agent.context_budget import ContextBudget
 from aish.agent.events import Status
 from aish.agent.fallback import fallback_target
-from aish.agent.norris import NorrisResult, NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_setup import norris_models
+from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
 from aish.agent.policy_scope import DirectoryPolicies
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation

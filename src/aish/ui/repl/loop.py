@@ -285,9 +285,7 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        from aish.agent.norris import NorrisRun
-        from aish.agent.norris_bounds import NorrisBounds
-        from aish.agent.norris_setup import norris_models
+        from aish.agent.norris import NorrisBounds, NorrisRun, norris_models
         from aish.errors import ConfigError
         from aish.session import preset_resolver, resolve_target
         from aish.ui.agent_shell import AgentShell

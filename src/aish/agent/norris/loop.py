@@ -56,9 +56,9 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.exchange import Exchange, TurnLog
-from aish.agent.norris_actions import Proposal, tool_call_proposals
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_prompt import INSTRUCTIONS, StepFacts, step_message
+from aish.agent.norris.actions import Proposal, tool_call_proposals
+from aish.agent.norris.bounds import NorrisBounds
+from aish.agent.norris.prompt import INSTRUCTIONS, StepFacts, step_message
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation, run_payload
@@ -243,7 +243,7 @@ class NorrisRun:
     async def _plan(self) -> None:
         if self.planner is None or self.tasks:
             return
-        from aish.agent.preplan import preplan
+        from aish.agent.norris.preplanner import preplan
 
         try:
             async with asyncio.timeout(_finite(self._remaining_s())):

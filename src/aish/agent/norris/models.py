@@ -2,7 +2,7 @@
 
 `norris.executor` names the preset that runs the steps (with or without a preplanner); when it
 is unset, missing or unusable the active model does, and a missing or unusable one is said.
-`norris.preplanner` names the preset the run asks once for a plan (see `preplan`); when it is
+`norris.preplanner` names the preset the run asks once for a plan (see `preplanner`); when it is
 missing or unusable the run goes on single-model and the user is told why.
 """
 
