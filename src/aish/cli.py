@@ -194,7 +194,7 @@ def _session_to_use(
 
 
 def _run_route(args: argparse.Namespace) -> int:
-    from aish.agent.route_command import run_class_command, run_route_command
+    from aish.agent.routing import run_class_command, run_route_command
 
     if not args.by_class:
         return run_route_command(list(args.text), sys.stdin, sys.stdout)

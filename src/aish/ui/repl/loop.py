@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.routing import KnownCommands, route_line
-from aish.agent.routing_paths import paths_under
+from aish.agent.routing import KnownCommands, paths_under, route_line
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.config.project_scope import ProjectState
@@ -650,8 +649,8 @@ class Repl:
         return self._prompt
 
     def _needs_another_line(self, text: str) -> Unfinished | None:
-        """Enter continues unfinished shell syntax (see `routing_continuation`)."""
-        from aish.agent.routing_continuation import needs_another_line
+        """Enter continues unfinished shell syntax (see `aish.agent.routing.continuation`)."""
+        from aish.agent.routing import needs_another_line
 
         known = self._known_with_shell() if self._known else KnownCommands(frozenset())
         return needs_another_line(text, known)

@@ -18,7 +18,7 @@ The rule, in order:
    `@`, `%`, `+`, a quoted argument — is a sign of a command, and the line stays a command.
 4. The words are scored; a score of 2 or more makes the line a sentence:
    - the words cannot be what the command takes (`exit nano`, `enable mouse support`,
-     `install numpy`; see `routing_operands`): 2;
+     `install numpy`; see `operands`): 2;
    - a pronoun or "please": 2; an article or possessive: 2 when another word follows it (`cd my`
      names a directory, `the file` does not), else 1; "and"/"or" right after the command word
      (`read and display …`): 2;
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from aish.agent.routing_operands import COMMAND_RUNNERS, operand_misfit
+from aish.agent.routing.operands import COMMAND_RUNNERS, operand_misfit
 
 __all__ = ["FREE_TEXT_COMMANDS", "NO_PATHS", "NameTest", "SentenceVerdict", "read_as_sentence"]
 

@@ -13,13 +13,13 @@ It never looks at the filesystem, PATH or environment itself. The rules, first m
 4. A line bash cannot parse goes to the model (tree-sitter-bash, plus reserved words such as
    `done` or `then` in command position, which bash rejects). Valid bash that tree-sitter
    misreads (`exec 3<>file`, `;;&`, `echo $%`, extended globs) is parsed through a stand-in of
-   the same shape (`routing_repair`).
+   the same shape (`repair`).
 5. A line led by shell syntax goes to the shell: a keyword construct (`for`, `if`, `[[`, `(`,
    `{`, …), an assignment, a redirection, an assignment or redirection before the command word,
    a command word built from an expansion (`$EDITOR`), a path (`./x`, `/usr/bin/x`, `~/x`; any
    word with a `/`, as bash decides), or only a comment.
 6. A first command word that is a builtin, keyword, alias, function or executable goes to the
-   shell — unless the line reads as an English sentence (see `routing_english`), which goes to
+   shell — unless the line reads as an English sentence (see `english`), which goes to
    the model. Words that name files in the cwd count for the command (`mv a b`). Backticks
    around words inside such a sentence are markdown quoting, not command substitution
    ("convert all the `.doc` files here to PDF"): the sentence is read with each quoted span as
@@ -34,9 +34,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from aish.agent.routing_english import NO_PATHS, NameTest, SentenceVerdict, read_as_sentence
-from aish.agent.routing_names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
-from aish.agent.routing_repair import stand_in
+from aish.agent.routing.english import NO_PATHS, NameTest, SentenceVerdict, read_as_sentence
+from aish.agent.routing.names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
+from aish.agent.routing.repair import stand_in
 from aish.safety.bash.syntax import BashLine, SimpleCommand, parse_bash
 
 __all__ = ["NO_PATHS", "KnownCommands", "NameTest", "Route", "RouteTarget", "route_line"]

@@ -1,6 +1,6 @@
 """What the operands of common commands look like, as bash and the tools document them.
 
-The English exception of routing (`routing_english`) asks this module about a line made only of
+The English exception of routing (`english`) asks this module about a line made only of
 plain words: do those words fit the command they follow? `exit nano`, `enable mouse support`,
 `install numpy`, `free memory?` and `test account characteristics` do not — bash or the tool
 would reject them — so they are evidence that the line is a request in English, not a command.
@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from aish.agent.routing_names import BASH_BUILTINS, BASH_KEYWORDS
+from aish.agent.routing.names import BASH_BUILTINS, BASH_KEYWORDS
 
 __all__ = ["COMMAND_RUNNERS", "operand_misfit"]
 

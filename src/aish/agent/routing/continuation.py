@@ -9,7 +9,7 @@ Two kinds of input are never continued, because they are not shell syntax at all
   `what's wrong`, `don't do that`, `it's broken`, `why doesn't this work`. Every word must be a
   word of prose (letters and digits, inner apostrophes or hyphens, sentence punctuation), and
   either the first word is no command at all, or the line reads as an English sentence by the
-  router's own rule (`routing_english`). So `echo don't` or `grep -r don't .` still continue, as
+  router's own rule (`english`). So `echo don't` or `grep -r don't .` still continue, as
   in bash; once a second line has begun the input is shell syntax and stays so.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from aish.agent.routing import KnownCommands
-from aish.agent.routing_english import read_as_sentence
+from aish.agent.routing.english import read_as_sentence
+from aish.agent.routing.router import KnownCommands
 from aish.safety.bash.continuation import Unfinished, unfinished
 
 __all__ = ["needs_another_line"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 
-from aish.agent.routing_english import NameTest
+from aish.agent.routing.english import NameTest
 
 __all__ = ["SCAN_LIMIT", "paths_under"]
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from aish.agent.model_class import classify_model
-from aish.agent.routing import KnownCommands, route_line
-from aish.agent.routing_paths import paths_under
+from aish.agent.routing.paths import paths_under
+from aish.agent.routing.router import KnownCommands, route_line
 
 if TYPE_CHECKING:
     from aish.config.schema import RoutingConfig
