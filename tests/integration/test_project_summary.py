@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from aish.agent import project_summary as summary_module
-from aish.agent.project_summary import SummaryLimits, project_summary
+from aish.agent.project import SummaryLimits, project_summary
+from aish.agent.project import summary as summary_module
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

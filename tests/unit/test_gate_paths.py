@@ -37,7 +37,7 @@ USER_LINE_DOORS = {
 # arguments (status, ls-files, config listing, `apply --check`, `patch --dry-run`), the
 # repository's programs (fsmonitor, hooks, filters) neutralised. Reviewed; a new one must be too.
 OWN_READ_ONLY_RUNNERS = {
-    "agent/project_summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
+    "agent/project/summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
     "ui/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
     "ui/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
     "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",

@@ -26,7 +26,7 @@ from aish.agent.context_budget import ContextBudget
 from aish.agent.events import Status
 from aish.agent.fallback import fallback_target
 from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
-from aish.agent.policy_scope import DirectoryPolicies
+from aish.agent.project import DirectoryPolicies
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt

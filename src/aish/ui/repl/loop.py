@@ -454,7 +454,7 @@ class Repl:
         """The gate's policy per action, from the config of the directory `cwd()` names."""
         if self._scope is None:
             return None
-        from aish.agent.policy_scope import DirectoryPolicies
+        from aish.agent.project import DirectoryPolicies
 
         return DirectoryPolicies(self._scope, mode, cwd)
 
@@ -751,7 +751,7 @@ class Repl:
     async def attach_project_context(self) -> str:
         """The project summary, told with the next question (and logged, so a resumed
         session still has it pending)."""
-        from aish.agent.project_summary import SummaryLimits, project_summary
+        from aish.agent.project import SummaryLimits, project_summary
 
         context = self._loaded.config.context
         limits = SummaryLimits(

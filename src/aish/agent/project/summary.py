@@ -50,9 +50,15 @@ import signal
 import time
 from dataclasses import dataclass, field
 
-from aish.agent.file_tree import cut_line, printable, read_manifests, render_tree, walk_files
+from aish.agent.project.file_tree import (
+    cut_line,
+    printable,
+    read_manifests,
+    render_tree,
+    walk_files,
+)
 
-__all__ = ["GIT_TIMEOUT", "SummaryLimits", "project_summary"]
+__all__ = ["GIT_TIMEOUT", "SummaryLimits", "filter_overrides", "project_summary"]
 
 GIT_TIMEOUT = 3.0
 MAX_GIT_OUTPUT = 4 * 1024 * 1024
