@@ -1,12 +1,12 @@
 """What a command printed, as a model should read it: the screen's text, bounded.
 
 `OutputCapture` takes a command's terminal output in chunks of bytes, split anywhere, and
-renders it through a terminal emulator (a pyte screen with scrollback, see
-`capture_screen` and `capture_stream`): colours vanish, `\\r` progress bars, backspaces,
-erased lines and cursor-up redraws collapse to what the screen finally showed, tabs expand
-to their columns. Rows that scroll off the top are collected as they go, soft-wrapped rows
-rejoined into the lines the program printed, and only a head and a tail of them are kept
-(`capture_lines`), so memory is bounded by the limits and not by how much was printed.
+renders it through a terminal emulator (a pyte screen with scrollback, see `screen` and
+`stream`): colours vanish, `\\r` progress bars, backspaces, erased lines and cursor-up redraws
+collapse to what the screen finally showed, tabs expand to their columns. Rows that scroll
+off the top are collected as they go, soft-wrapped rows rejoined into the lines the program
+printed, and only a head and a tail of them are kept (`lines`), so memory is bounded by the
+limits and not by how much was printed.
 
 Binary output is recognised from its first 8 KiB (a NUL, or mostly invalid UTF-8 and
 control bytes) and reduced to a label. A full-screen program (alternate screen) leaves a
@@ -24,9 +24,9 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from aish.shell.capture_lines import LineCollector
-from aish.shell.capture_screen import ScrollbackScreen
-from aish.shell.capture_stream import TerminalStream
+from aish.shell.capture.lines import LineCollector
+from aish.shell.capture.screen import ScrollbackScreen
+from aish.shell.capture.stream import TerminalStream
 
 __all__ = ["CapturedOutput", "OutputCapture"]
 

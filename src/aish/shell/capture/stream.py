@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from aish.shell.capture_screen import ScrollbackScreen
+from aish.shell.capture.screen import ScrollbackScreen
 
 __all__ = ["MAX_SEQUENCE", "TerminalStream"]
 

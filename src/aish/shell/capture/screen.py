@@ -16,7 +16,7 @@ this subclass adds what capture needs and pyte 0.8 lacks or gets wrong for it:
   or tests that feed bare `\\n` mean a new line, not a staircase;
 * bounded state: the cursor save stack keeps one entry, combining marks per cell are capped;
 * `push_lines` writes a batch of plain lines in one step (the fast path, see
-  `capture_stream`), with exactly the effect of drawing them one by one.
+  `stream`), with exactly the effect of drawing them one by one.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, cast
 from pyte import modes
 from pyte.screens import Char, Margins, Screen, StaticDefaultDict, wcwidth
 
-from aish.shell.capture_rows import (
+from aish.shell.capture.rows import (
     ASCII_CHARS,
     STUB,
     Row,
