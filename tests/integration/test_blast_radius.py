@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.run.blast_radius import predict
-from aish.run.radius_text import radius_lines, undo_line
+from aish.run.undo import predict, radius_lines, undo_line
 
 from ..file_trees import bash, disk_count, git, listing, make_tree
 
@@ -191,6 +190,6 @@ def test_over_the_snapshot_limit_is_not_undoable(work: Path) -> None:
 
 
 def _human(size: int) -> str:
-    from aish.run.radius_text import human_bytes
+    from aish.run.undo import human_bytes
 
     return human_bytes(size)

@@ -47,8 +47,8 @@ OWN_READ_ONLY_RUNNERS = {
     "covers",
     "run/sandbox/namespaces.py:sandbox_support": "the sandbox launcher's probe over a scratch "
     "tree (it checks the mounts from inside and runs no program)",
-    "run/probes.py:probe": "the blast radius's dry runs before a confirmation: `find` with its "
-    "deleting actions turned into -print0 (any other action that runs or writes makes the "
+    "run/undo/probes.py:probe": "the blast radius's dry runs before a confirmation: `find` with "
+    "its deleting actions turned into -print0 (any other action that runs or writes makes the "
     "radius unpredictable instead), `git clean -n`, `git diff --name-only`, `git rev-parse`",
     "ui/pager.py:page": "the user's own $PAGER (or less) showing aish's own long listing on "
     "its standard input; nothing of a model's reaches its command line",

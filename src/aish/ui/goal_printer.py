@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from aish.run.sandbox import ApplyResult, ChangeSet
-    from aish.run.snapshots import Snapshot
+    from aish.run.undo import Snapshot
 
 # The names of `--json` events: those `aish ask` also prints share its names.
 JSON_EVENTS: dict[type, str] = {

@@ -31,7 +31,7 @@ from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
 from aish.conversation.tokens import TokenCounter
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import UndoRecorder
 from aish.session import preset_resolver
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter

@@ -26,7 +26,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import UndoRecorder
 from aish.ui.chat_view import ChatView
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.render.visible_text import visible
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from aish.config import ConfigScope, LoadedConfig
     from aish.mcp import McpTool, ServerStatus
     from aish.run.sandbox import Sandbox
-    from aish.run.snapshots import SnapshotStore
+    from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.shell.session import ShellSession

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aish.run.tree_copy import CopyBudget, OverBudget, clone_tree, remove_tree
-from aish.run.tree_state import differences, tree_state
+from aish.run.undo.clone import CopyBudget, OverBudget, clone_tree, remove_tree
+from aish.run.undo.fingerprint import differences, tree_state
 
 __all__ = ["ChangedSince", "Snapshot", "SnapshotStore", "TooLarge"]
 

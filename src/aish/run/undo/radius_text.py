@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from aish.run.blast_radius import BlastRadius, Target
+from aish.run.undo.blast_radius import BlastRadius, Target
 
 __all__ = ["MAX_LINES", "human_bytes", "radius_lines", "undo_line"]
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aish.config.schema import UndoConfig
-    from aish.run.blast_radius import BlastRadius
-    from aish.run.snapshots import Snapshot, SnapshotStore
+    from aish.run.undo.blast_radius import BlastRadius
+    from aish.run.undo.snapshots import Snapshot, SnapshotStore
 
 __all__ = ["UndoRecorder"]
 
@@ -39,7 +39,7 @@ class UndoRecorder:
             return None
 
         def store() -> SnapshotStore:
-            from aish.run.snapshots import SnapshotStore
+            from aish.run.undo.snapshots import SnapshotStore
 
             return SnapshotStore.default(
                 max_snapshot_bytes=undo.max_snapshot_bytes,
@@ -65,8 +65,8 @@ class UndoRecorder:
     def take_paths(self, paths: Iterable[str], label: str, cwd: str) -> tuple[Snapshot | None, str]:
         """Snapshot `paths` (absolute) before something changes them — a command, or the
         apply of a sandbox's change set; as `before`."""
-        from aish.run.radius_text import human_bytes
-        from aish.run.snapshots import TooLarge
+        from aish.run.undo.radius_text import human_bytes
+        from aish.run.undo.snapshots import TooLarge
 
         try:
             snapshot = self.store.take(paths, label, cwd)
@@ -80,7 +80,7 @@ class UndoRecorder:
 
     def after(self, snapshot: Snapshot | None) -> str:
         """Record the targets' state after the command; what to tell the user."""
-        from aish.run.radius_text import human_bytes
+        from aish.run.undo.radius_text import human_bytes
 
         if snapshot is None:
             return ""

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from aish.run.program_targets import Unpredictable
+from aish.run.undo.programs import Unpredictable
 
 __all__ = ["probe"]
 

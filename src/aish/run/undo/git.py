@@ -14,8 +14,8 @@ import os
 import time
 from collections.abc import Sequence
 
-from aish.run.probes import probe
-from aish.run.program_targets import Touch, Unpredictable
+from aish.run.undo.probes import probe
+from aish.run.undo.programs import Touch, Unpredictable
 
 __all__ = ["git_touches"]
 

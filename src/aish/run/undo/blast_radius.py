@@ -2,12 +2,12 @@
 
 `predict(command, cwd)` walks every simple command and redirection of the line
 (`aish.safety.bash.command_walk`), expands globs and `~` against the cwd the command runs in, and
-asks each program's rules which paths it names and what it does to them (`program_targets`,
-`find_targets`, `git_targets`). Each target is then measured (`tree_measure`) within the time
-budget — 200 ms for the whole prediction by default; past it the counts are lower bounds and
-the prompt says "size unknown". A program whose targets are only known at run time (`bash
-script.sh`, `xargs rm`, a `$(…)` or a variable in a target, a program aish has no rules for)
-makes the prediction incomplete: `unknown` says why, and the prompt says "cannot predict".
+asks each program's rules which paths it names and what it does to them (`programs`, `find`,
+`git`). Each target is then measured (`measure`) within the time budget — 200 ms for the
+whole prediction by default; past it the counts are lower bounds and the prompt says "size
+unknown". A program whose targets are only known at run time (`bash script.sh`, `xargs rm`,
+a `$(…)` or a variable in a target, a program aish has no rules for) makes the prediction
+incomplete: `unknown` says why, and the prompt says "cannot predict".
 
 The result is plain data for the confirm and HALT prompts (`radius_text.radius_lines`) and
 for the snapshot taken before the command runs (`BlastRadius.paths`).
@@ -20,8 +20,8 @@ import os
 import time
 from dataclasses import dataclass
 
-from aish.run.program_targets import PROGRAMS, Disk, Effect, Touch, Unpredictable, program_touches
-from aish.run.tree_measure import Measure, measure
+from aish.run.undo.measure import Measure, measure
+from aish.run.undo.programs import PROGRAMS, Disk, Effect, Touch, Unpredictable, program_touches
 
 __all__ = ["BlastRadius", "Target", "predict"]
 
@@ -179,7 +179,7 @@ def _invocation(
     if program in PROGRAMS:
         return program_touches(program, words, disk)
     if program == "find":
-        from aish.run.find_targets import find_touches
+        from aish.run.undo.find import find_touches
 
         return find_touches(words, disk.cwd, deadline)
     if program == "git":
@@ -187,7 +187,7 @@ def _invocation(
             return []
         if not git:
             raise Unpredictable("git's configuration runs other programs, so it was not asked")
-        from aish.run.git_targets import git_touches
+        from aish.run.undo.git import git_touches
 
         return git_touches(words, disk.cwd, deadline)
     if _reads_only(program, words):
