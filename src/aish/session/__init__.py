@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.session.model_targets import preset_resolver, resolve_target
 
@@ -23,13 +25,4 @@ _HOMES = {
     "resolve_target": "aish.session.model_targets",
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.session' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)
