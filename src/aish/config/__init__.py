@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.config.loader import LoadedConfig, load_config
     from aish.config.paths import config_file, data_dir, log_file, state_dir
@@ -46,12 +48,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.config' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

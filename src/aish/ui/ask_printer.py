@@ -28,8 +28,8 @@ from aish.agent.events import (
 )
 from aish.ui.render.json_lines import json_line
 from aish.ui.render.norris_frames import NorrisEvent
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import ShownText, visible
-from aish.ui.reply_printer import ReplyPrinter
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -30,8 +30,8 @@ from aish.ui.render.norris_frames import (
     NorrisEvent,
     norris_pieces,
 )
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import visible
-from aish.ui.reply_printer import ReplyPrinter
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

@@ -49,8 +49,8 @@ from aish.agent.gate import HaltAnswer, Verdict
 from aish.ui.render.cmd_lines import CmdLineSplitter
 from aish.ui.render.json_lines import json_line
 from aish.ui.render.norris_frames import NorrisEvent, norris_pieces
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import ShownText, visible
-from aish.ui.reply_printer import ReplyPrinter
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -1,4 +1,5 @@
-"""One reply printer for every frontend: the agent's events, dispatched once, onto a surface.
+"""One reply printer for every frontend: the agent's events, dispatched once, onto a surface
+(pure dispatch: the surfaces do the I/O).
 
 The REPL's view, `aish ask` and `aish goal` differ in *where* things go (a terminal with a
 line editor, stdout and stderr of a pipe, colour or not) but not in *what* a reply is: text

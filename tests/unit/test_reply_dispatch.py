@@ -16,7 +16,7 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.ui.render.norris_frames import NorrisEvent
-from aish.ui.reply_printer import ReplyPrinter
+from aish.ui.render.reply import ReplyPrinter
 
 
 class Recorder:
