@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from aish.agent.project.summary import (
         GIT_TIMEOUT,
         SummaryLimits,
-        filter_overrides,
         project_summary,
     )
 
@@ -27,7 +26,6 @@ __all__ = [
     "GIT_TIMEOUT",
     "DirectoryPolicies",
     "SummaryLimits",
-    "filter_overrides",
     "may_change_directory",
     "project_summary",
 ]
@@ -37,7 +35,6 @@ _HOMES = {
     "GIT_TIMEOUT": "aish.agent.project.summary",
     "DirectoryPolicies": "aish.agent.project.policies",
     "SummaryLimits": "aish.agent.project.summary",
-    "filter_overrides": "aish.agent.project.summary",
     "may_change_directory": "aish.agent.project.policies",
     "project_summary": "aish.agent.project.summary",
 }

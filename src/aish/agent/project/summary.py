@@ -8,32 +8,12 @@ repository or times out, the root line says so and the tree comes from a plain d
 The repository is untrusted: it may come from a clone, and its `.git/config` (or a file that
 config includes, or a bare repository nested in a work tree) may name programs. Only `git` is
 run, with `stdin` closed, a timeout of `GIT_TIMEOUT` seconds per call (a huge repository must
-not hang aish; the process group is killed) and bounded output. What is neutralised, and why:
-
-- `core.fsmonitor=` (and `core.useBuiltinFSMonitor=false`): the fsmonitor hook runs whenever
-  the index is read, by `status`, `ls-files` and `rev-parse` alike.
-- filter drivers: `status` re-reads modified or racily clean files through the `clean` filter
-  (or the long-running `process` filter) their `.gitattributes` name. Driver names cannot be
-  known in advance, so the config's key names are listed first (`git config --list
-  --name-only --includes`, which executes nothing) and each driver found gets empty `clean`,
-  `smudge` and `process` and `required=false` (a required filter that is disabled would make
-  `status` fail). They are passed with `--config-env`, which accepts any subsection name; a git
-  too old for it fails the call and the status is reported unavailable. If the config cannot
-  be listed, `status` is not run at all. The user's own drivers (Git LFS) are disabled too, so
-  such a file whose timestamp changed may be listed as modified.
-- pagers: `--no-pager`, `core.pager=cat` and `GIT_PAGER=cat` (`pager.<cmd>` can name a program).
-- external diff and textconv: `diff.external=` and no `GIT_EXTERNAL_DIFF`; no diff command is
-  run, and `status` runs no textconv.
-- hooks: `core.hooksPath=/dev/null`, although `status`, `ls-files` and `rev-parse` run none.
-- transports: `status` may fetch missing blobs in a partial clone (rename detection), and a
-  fetch can run `core.sshCommand` or a remote helper. `GIT_ALLOW_PROTOCOL` set to empty
-  overrides every `protocol.*.allow` in the config and allows none; `GIT_NO_LAZY_FETCH=1` and
-  `--no-renames` keep `status` from wanting blobs at all.
-- submodules: `--ignore-submodules=all`, `submodule.recurse=false` and
-  `status.submoduleSummary=false`, so no git runs inside a submodule with its own config.
-- writes and prompts: `--no-optional-locks`/`GIT_OPTIONAL_LOCKS=0` (the index is not
-  refreshed on disk), `GIT_TERMINAL_PROMPT=0`, and repository-location variables inherited from
-  aish's own environment (`GIT_DIR`, `GIT_WORK_TREE` …) are dropped so the cwd decides.
+not hang aish; the process group is killed) and bounded output, as a quiet git
+(`aish.quiet_git`: no fsmonitor, filter driver, pager, hook or transport runs). If the config
+cannot be listed, `status` is not run at all. The user's own drivers (Git LFS) are disabled
+too, so such a file whose timestamp changed may be listed as modified. `status` also runs with
+`--no-renames` (no blobs wanted) and `--ignore-submodules=all` (no git inside a submodule with
+its own config).
 
 Text from the repository (file names, branch names, manifest lines) is escaped by
 `file_tree.printable` and indented, so it cannot forge the block's own lines; manifests are read
@@ -57,46 +37,18 @@ from aish.agent.project.file_tree import (
     render_tree,
     walk_files,
 )
+from aish.quiet_git import LIST_CONFIG_NAMES, SAFE_OPTIONS, environment, filter_overrides
 
-__all__ = ["GIT_TIMEOUT", "SummaryLimits", "filter_overrides", "project_summary"]
+__all__ = ["GIT_TIMEOUT", "SummaryLimits", "project_summary"]
 
 GIT_TIMEOUT = 3.0
 MAX_GIT_OUTPUT = 4 * 1024 * 1024
 MAX_WALK_ENTRIES = 20_000
 STATUS_LINE_CHARS = 200
-_EMPTY_VAR = "AISH_GIT_EMPTY"
 _MIN_TREE_FILES = 10
 
 BEGIN = "[project]"
 END = "[end of project]"
-
-# Each is `-c <this>`; why each is here is in the module docstring.
-_SAFE_CONFIG = (
-    "core.fsmonitor=",
-    "core.useBuiltinFSMonitor=false",
-    "core.pager=cat",
-    "diff.external=",
-    "core.hooksPath=/dev/null",
-    "submodule.recurse=false",
-    "status.submoduleSummary=false",
-    "protocol.allow=never",
-)
-_SAFE_OPTIONS = (
-    "--no-pager",
-    "--no-optional-locks",
-    *(option for item in _SAFE_CONFIG for option in ("-c", item)),
-)
-# Inherited from aish's own environment, these would point git elsewhere than the cwd or
-# name programs for it to run.
-_DROPPED_ENV = frozenset(
-    {
-        *("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE"),
-        *("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_EXTERNAL_DIFF"),
-        *("GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_PROXY_COMMAND"),
-        *("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"),
-    }
-)
-_FILTER_KEYS = ("clean", "smudge", "process", "required")
 
 
 @dataclass(frozen=True)
@@ -147,22 +99,6 @@ class _GitView:
     paths_cut: bool = False
 
 
-def _git_env() -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_OPTIONAL_LOCKS="0",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_ALLOW_PROTOCOL="",
-        GIT_NO_LAZY_FETCH="1",
-        LC_ALL="C",
-        LANGUAGE="C",
-    )
-    env[_EMPTY_VAR] = ""
-    return env
-
-
 async def _read(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
     """Up to `limit` bytes of `stream`; True when there was more."""
     data = bytearray()
@@ -205,14 +141,14 @@ async def _git(cwd: str, *args: str, overrides: tuple[str, ...] = ()) -> _GitOut
     try:
         process = await asyncio.create_subprocess_exec(
             git,
-            *_SAFE_OPTIONS,
+            *SAFE_OPTIONS,
             *overrides,
             *args,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env=_git_env(),
+            env=environment(os.environ),
             start_new_session=True,
         )
     except OSError as error:
@@ -246,25 +182,6 @@ def _failure(output: _GitOutput) -> str:
     return "git failed: " + cut_line(printable(first), 120)
 
 
-def filter_overrides(config_names: list[str]) -> tuple[str, ...]:
-    """`--config-env` options that disable every filter driver named in `config_names`.
-
-    `config_names` are the names `git config --list --name-only` prints; a filter driver is
-    `filter.<driver>.<key>`, where the driver may itself contain dots.
-    """
-    drivers: set[str] = set()
-    for name in config_names:
-        section, _, rest = name.partition(".")
-        driver, _, _key = rest.rpartition(".")
-        if section.lower() == "filter" and driver:
-            drivers.add(driver)
-    return tuple(
-        f"--config-env=filter.{driver}.{key}={_EMPTY_VAR}"
-        for driver in sorted(drivers)
-        for key in _FILTER_KEYS
-    )
-
-
 def parse_status(records: list[str]) -> tuple[str, list[str]]:
     """The branch text and the entry lines of `git status --short --branch -z` records."""
     records = records[:]
@@ -280,7 +197,7 @@ def parse_status(records: list[str]) -> tuple[str, list[str]]:
 
 async def _status(root: str, view: _GitView) -> None:
     try:
-        config = await _git(root, "config", "--list", "--name-only", "--includes", "-z")
+        config = await _git(root, *LIST_CONFIG_NAMES)
         if config.returncode != 0 or config.cut:
             view.status_note = "not run: the repository config could not be listed"
             return

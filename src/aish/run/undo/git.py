@@ -3,9 +3,11 @@
 `git clean` → `git clean -n` with the same flags (minus `-f`); `git reset --hard [rev]`,
 `git checkout [rev] -- paths`, `git restore [--source=rev] paths` → `git diff --name-only`
 against the version they would put back; `git rm paths` → those paths. Other subcommands
-that change files cannot be listed: unpredictable. git runs with `core.fsmonitor` off and
-without taking locks; the caller runs it only when the gate found nothing in git's
-configuration that would make a reading git run another program.
+that change files cannot be listed: unpredictable. git runs quiet (`aish.quiet_git`: no
+fsmonitor, filter driver, pager, hook or fetch runs, no lock is taken) in the repository the
+command names (`git -C dir` included, whose config the gate never read); the caller also asks
+git at all only when the gate found nothing in the shell's git configuration that would make a
+reading git run another program.
 """
 
 from __future__ import annotations
@@ -14,12 +16,24 @@ import os
 import time
 from collections.abc import Sequence
 
+from aish import quiet_git
 from aish.run.undo.probes import probe
 from aish.run.undo.programs import Touch, Unpredictable
 
 __all__ = ["git_touches"]
 
-_SAFE_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false"]
+_QUOTE_PATH = ("-c", "core.quotePath=false")
+# The names of files that differ; no rename detection (it would want blobs a partial clone
+# fetches, and a rename touches both names anyway).
+_DIFF_NAMES = ("diff", "--no-ext-diff", "--no-renames", "--name-only", "-z")
+
+
+def _quiet(cwd: str, budget: float) -> list[str]:
+    """The options that keep git from running anything the repository at `cwd` names: the
+    fixed ones and one override per filter driver its config lists."""
+    listed = probe("git", [*quiet_git.SAFE_OPTIONS, *quiet_git.LIST_CONFIG_NAMES], cwd, budget)
+    names = [os.fsdecode(name) for name in listed.split(b"\0") if name]
+    return [*quiet_git.SAFE_OPTIONS, *_QUOTE_PATH, *quiet_git.filter_overrides(names)]
 
 
 def git_touches(words: Sequence[str | None], cwd: str, deadline: float) -> list[Touch]:
@@ -81,7 +95,10 @@ def _clean(rest: Sequence[str], cwd: str, budget: float) -> list[Touch]:
                 asked.append(kept)
             continue
         asked.append(word)
-    output = probe("git", [*_SAFE_CONFIG, "clean", "-n", *asked], cwd, budget)
+    started = time.monotonic()
+    quiet = _quiet(cwd, budget)
+    budget -= time.monotonic() - started
+    output = probe("git", [*quiet, "clean", "-n", *asked], cwd, budget)
     touches = []
     for line in output.decode("utf-8", "surrogateescape").splitlines():
         prefix = "Would remove "
@@ -126,13 +143,14 @@ def _changed(
         # `--source=--output=x` would reach git diff as an option that writes a file.
         raise Unpredictable("a revision that looks like an option")
     started = time.monotonic()
-    top = probe("git", ["rev-parse", "--show-toplevel"], cwd, budget).decode().strip()
+    quiet = _quiet(cwd, budget)
+    top = probe("git", [*quiet, "rev-parse", "--show-toplevel"], cwd, budget).decode().strip()
     if not top:
         raise Unpredictable("not in a git working tree")
     budget -= time.monotonic() - started
     output = probe(
         "git",
-        [*_SAFE_CONFIG, "diff", "--no-ext-diff", "--name-only", "-z", *revisions, "--", *paths],
+        [*quiet, *_DIFF_NAMES, *revisions, "--", *paths],
         cwd,
         budget,
     )

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
+from aish import quiet_git
 from aish.run.undo.programs import Unpredictable
 
 __all__ = ["probe"]
@@ -23,18 +24,14 @@ _MAX_OUTPUT = 32 * 1024 * 1024
 
 def probe(program: str, args: Sequence[str], cwd: str, timeout_s: float) -> bytes:
     """The standard output of `program args` run in `cwd`; `Unpredictable` when it cannot run,
-    takes too long, or fails without output."""
+    takes too long, or fails without output. git runs quiet (`aish.quiet_git`): its callers put
+    `SAFE_OPTIONS` and the filter overrides first, and its environment is made safe here."""
     found = shutil.which(program, path=_SYSTEM_PATH)
     if found is None:
         raise Unpredictable(f"{program} is not installed")
-    env = {
-        "PATH": _SYSTEM_PATH,
-        "HOME": os.environ.get("HOME", "/"),
-        "LC_ALL": "C",
-        # git: do not take locks or refresh the index (status would write it), never prompt.
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_TERMINAL_PROMPT": "0",
-    }
+    env = {"PATH": _SYSTEM_PATH, "HOME": os.environ.get("HOME", "/"), "LC_ALL": "C"}
+    if program == "git":
+        env = quiet_git.environment(env)
     try:
         done = subprocess.run(
             [found, *args],
