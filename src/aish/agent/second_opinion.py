@@ -36,6 +36,7 @@ from aish.safety.verdict import Verdict
 if TYPE_CHECKING:
     import httpx
 
+    from aish.agent.outbound import Outbound
     from aish.config.schema import AishConfig
 
 __all__ = [
@@ -134,8 +135,11 @@ class SecondOpinion:
         preset: str = "fast",
         timeout_s: float = DEFAULT_TIMEOUT_S,
         client: httpx.AsyncClient | None = None,
+        outbound: Outbound | None = None,
     ) -> None:
         self._resolve = resolve
+        # The session's door its questions pass (None: a door of its own).
+        self._outbound = outbound
         self.enabled = enabled
         self.preset = preset
         self.timeout_s = timeout_s
@@ -144,7 +148,12 @@ class SecondOpinion:
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, env: Mapping[str, str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+        cls,
+        config: AishConfig,
+        env: Mapping[str, str],
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        outbound: Outbound | None = None,
     ) -> SecondOpinion:
         """Built from `[safety]`: `llm_second_opinion`, `llm_model`."""
 
@@ -161,6 +170,7 @@ class SecondOpinion:
             enabled=safety.llm_second_opinion,
             preset=safety.llm_model,
             timeout_s=timeout_s,
+            outbound=outbound,
         )
 
     def choose(self, proposers: Sequence[ModelTarget]) -> JudgeChoice:
@@ -262,9 +272,11 @@ class SecondOpinion:
         )
 
     async def _call(self, target: ModelTarget, messages: list[Message]) -> Reply:
-        from aish.agent.outbound import chat
+        from aish.agent.outbound import door
 
-        return await chat(target, messages, None, client=self._client)
+        if self._outbound is None:
+            self._outbound = door(None)
+        return await self._outbound.chat(target, messages, None, client=self._client)
 
 
 def _read_answer(text: str) -> Opinion:
