@@ -4,7 +4,8 @@
 It owns the conversation, the gate's policies, the second opinion, the outbound door (the
 vault of secret placeholders and the spending stop: no process-wide one), the usage ledger
 (`spending`), the session log (`log`), memory (`memory`), project trust (`trust`) and the
-model choice (`models`).
+model choice (`models`). The ui talks to it, never to the store or the broker; `records` names
+what its services hand back.
 
 Below ui, above agent and run: `ui → session → {agent, run} → leaf rooms`. The face is lazy:
 `import aish.session` imports nothing else.

@@ -29,10 +29,10 @@ from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
-    from aish.llm.types import ModelTarget
     from aish.mcp import McpServers
     from aish.run.sandbox import Sandbox
     from aish.session import Session
+    from aish.session.records import ModelTarget
 
 
 @dataclass(frozen=True)

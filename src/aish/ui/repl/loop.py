@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from aish.safety.rules.user import UserRules
     from aish.session import Session
     from aish.session.models import ModelChoice
+    from aish.session.records import SessionInfo, Store, UsageTotals
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
-    from aish.store import SessionInfo, Store, UsageTotals
     from aish.ui.repl.live_shell import ReplLiveShell
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from aish.store import UsageTotals
+    from aish.session.records import UsageTotals
     from aish.ui.repl.meta.context import ReplContext
 
 COST_USAGE = "usage: :cost, :cost detail or :cost limit <usd>"

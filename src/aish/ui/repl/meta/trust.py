@@ -19,7 +19,7 @@ from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
-    from aish.store import Store
+    from aish.session.records import Store
     from aish.ui.repl.meta.context import ReplContext
 
 TRUST_USAGE = "usage: :trust, or :trust --revoke [path]"
