@@ -22,18 +22,18 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aish.agent import gate
 from aish.agent.outbound import Outbound
-from aish.agent.second_opinion import SecondOpinion
 from aish.config.project_scope import ProjectState
 from aish.session.log import SessionLog
 from aish.session.models import ModelChoice
 
 if TYPE_CHECKING:
+    from aish.agent import gate
     from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
     from aish.agent.events import UsageRecorded
     from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisRun
     from aish.agent.norris_setup import NorrisModels
+    from aish.agent.second_opinion import SecondOpinion
     from aish.agent.shell_facts import FactsSource
     from aish.config import ConfigScope, LoadedConfig
     from aish.config.schema import AishConfig
@@ -91,7 +91,9 @@ class Session:
         )
         self._memory: SessionMemory | None = None
         self.spending: SessionSpending | None = None
-        self._use_policies(loaded.config)
+        # Made from the config when first needed (`aish ask` needs neither).
+        self._policy: gate.Policy | None = None
+        self._second_opinion: SecondOpinion | None = None
 
     # ---- parts ---------------------------------------------------------------------------------
 
@@ -140,11 +142,27 @@ class Session:
             )
         return self._memory
 
-    def _use_policies(self, config: AishConfig) -> None:
-        self.policy = gate.Policy.from_config(config, "interactive", outbound=self.outbound)
-        self.norris_policy = gate.Policy.from_config(config, "norris", outbound=self.outbound)
-        # Lives as long as the config: its answers are cached for the session.
-        self.second_opinion = SecondOpinion.from_config(config, os.environ, outbound=self.outbound)
+    @property
+    def policy(self) -> gate.Policy:
+        """The gate's policy for the user's chat (the config in use, everywhere)."""
+        if self._policy is None:
+            from aish.agent import gate
+
+            self._policy = gate.Policy.from_config(
+                self.config, "interactive", outbound=self.outbound
+            )
+        return self._policy
+
+    @property
+    def second_opinion(self) -> SecondOpinion:
+        """The judge of `unknown` actions; it caches its answers as long as the config lasts."""
+        if self._second_opinion is None:
+            from aish.agent.second_opinion import SecondOpinion
+
+            self._second_opinion = SecondOpinion.from_config(
+                self.config, os.environ, outbound=self.outbound
+            )
+        return self._second_opinion
 
     # ---- the frontend ------------------------------------------------------------------------
 
@@ -245,18 +263,17 @@ class Session:
         self.project, loaded = self.scope.at(cwd)
         return loaded, self.use_config(loaded)
 
-    def follow(self, cwd: str) -> tuple[ProjectState, LoadedConfig, list[str]] | None:
+    def follow(self, cwd: str) -> tuple[ProjectState, LoadedConfig] | None:
         """When the project file governing `cwd` is another one now (or the same one, trusted
-        or edited since), use its config: the state before, the config loaded and what to
-        tell about the change; None when nothing changed. A failing load raises, and the
-        config in use stays."""
+        or edited since): the state before and the config to use there (`use_config`); None
+        when nothing changed. A failing load raises, and the config in use stays."""
         if self.scope is None:
             return None
         state, loaded = self.scope.at(cwd)
         if state == self.project:
             return None
         before, self.project = self.project, state
-        return before, loaded, self.use_config(loaded)
+        return before, loaded
 
     def use_config(self, loaded: LoadedConfig) -> list[str]:
         """Rebuild what was made from the config; what to tell the user about the change.
@@ -265,7 +282,8 @@ class Session:
         old = self.config
         config = loaded.config
         self.loaded = loaded
-        self._use_policies(config)
+        self._policy = None  # made again from the new config
+        self._second_opinion = None
         self.models.use_config(config)
         if self._memory is not None:
             self._memory.use_config(config)
@@ -361,6 +379,7 @@ class Session:
         """A Norris run on the session's conversation, its steps run by `run_authorized` in
         the agent's shell whose directory `cwd()` names. `mode`: `norris` (someone answers
         its HALTs) or `headless` (`aish goal`)."""
+        from aish.agent import gate
         from aish.agent.norris import NorrisRun
         from aish.agent.norris_bounds import NorrisBounds
 

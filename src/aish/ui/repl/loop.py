@@ -406,7 +406,8 @@ class Repl:
         from aish.config.project_scope import home_directory
         from aish.ui.project_review import change_lines
 
-        before, loaded, notes = followed
+        before, loaded = followed
+        notes = self.session.use_config(loaded)
         self._after_config()
         home = home_directory(os.environ)
         state = self.session.project
