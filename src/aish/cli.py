@@ -17,12 +17,10 @@ from aish import __version__
 if TYPE_CHECKING:
     from aish.agent.events import UsageRecorded
     from aish.config import LoadedConfig
-    from aish.config.schema import AishConfig
     from aish.conversation.system_prompt import PromptFacts
     from aish.llm.types import ModelTarget
     from aish.session import Session
     from aish.store import SessionInfo, Store
-    from aish.ui.ask_printer import AskPrinter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -278,33 +276,11 @@ def _session_target(session: Session, name: str | None) -> ModelTarget | None:
     return target
 
 
-def _ask_targets(
-    config: AishConfig, question: str, target: ModelTarget, printer: AskPrinter, *, route: bool
-) -> tuple[ModelTarget, ModelTarget | None]:
-    """`aish ask`'s model after auto-routing (`routing.auto`, unless `--model` chose one), and
-    its cloud fallback."""
-    import os
-
-    from aish.agent.events import Status
-    from aish.agent.fallback import fallback_target
-
-    if route and config.routing.auto:
-        from aish.agent.model_class import routed_target
-
-        target, said = routed_target(config, question, target, os.environ)
-        if said is not None:
-            printer.render(Status(said))
-    enabled = config.routing.cloud_fallback
-    fallback, problem = fallback_target(config, target, os.environ, enabled=enabled)
-    if problem is not None:
-        printer.render(Status(problem))
-    return target, fallback
-
-
 def _run_ask(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
+    from aish.agent.events import Status
     from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
     from aish.llm.errors import ConfigError
     from aish.session import Session
@@ -338,13 +314,11 @@ def _run_ask(args: argparse.Namespace) -> int:
         err_terminal=sys.stderr.isatty(),
         raw=args.raw,
     )
-    session = Session(loaded, model=args.model or "")
+    session = Session(loaded, model=args.model or "", say=lambda text: printer.render(Status(text)))
     target = _session_target(session, args.model)
     if target is None:
         return EXIT_USAGE
-    target, fallback = _ask_targets(
-        loaded.config, question, target, printer, route=args.model is None
-    )
+    target, fallback = session.ask_targets(question, target, route=args.model is None)
     messages = build_ask_messages(question, piped, _prompt_facts())
     outcome = AskOutcome()
     calls: list[UsageRecorded] = []

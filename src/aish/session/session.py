@@ -64,16 +64,18 @@ class Session:
         info: SessionInfo | None = None,
         reload: Callable[[str | None], LoadedConfig] | None = None,
         loaded_for: str | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         """`model`: the preset in use. `store` and `info`: the REPL's store and the session
         logged in it (`aish goal` opens its own with `open_log`; `aish ask` keeps none).
         `reload`: loads the config for a directory; with it the gate takes the config of the
         directory each action runs in, and `reload`/`follow` can load it again. `loaded_for`:
-        the directory `loaded` was loaded for, when the config follows the user's shell."""
+        the directory `loaded` was loaded for, when the config follows the user's shell.
+        `say`: where its lines go until a frontend is attached (`aish ask` attaches none)."""
         self.loaded = loaded
         self.model = model
         self.outbound = Outbound()
-        self._say: Callable[[str], None] = lambda text: None
+        self._say: Callable[[str], None] = say if say is not None else lambda text: None
         self._render_event: Callable[[Any], None] | None = None
         self._logs_what_it_says = True
         self._frontend: SessionFrontend | None = None
@@ -413,6 +415,15 @@ class Session:
         )
 
     # ---- `aish ask` -----------------------------------------------------------------------------
+
+    def ask_targets(
+        self, question: str, target: ModelTarget, *, route: bool
+    ) -> tuple[ModelTarget, ModelTarget | None]:
+        """`aish ask`'s model after auto-routing (`routing.auto`, unless `route` is off: the
+        user named the model), and its cloud fallback."""
+        if route:
+            target = self.models.route(question, target)
+        return target, self.models.fallback(target)
 
     def record_usage(self, calls: list[UsageRecorded], say: Callable[[str], None]) -> None:
         """`aish ask`'s calls into the usage ledger (outside any session), once the answer is
