@@ -15,15 +15,12 @@ from typing import TYPE_CHECKING, NoReturn
 from aish import __version__
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from aish.agent.events import UsageRecorded
-    from aish.config import ConfigScope, LoadedConfig
-    from aish.config.schema import AishConfig
+    from aish.config import LoadedConfig
     from aish.conversation.system_prompt import PromptFacts
     from aish.llm.types import ModelTarget
+    from aish.session import Session
     from aish.store import SessionInfo, Store
-    from aish.ui.ask_printer import AskPrinter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -105,32 +102,20 @@ def _loader(
     from pathlib import Path
 
     from aish.config import load_config
-    from aish.ui.project_trust import trust_lookup
+    from aish.session.trust import trust_lookup, trust_on_demand
 
     path = Path(args.config) if getattr(args, "config", None) else None
-    lookup = trust_lookup(store) if store is not None else _trust_on_demand
+    lookup = trust_lookup(store) if store is not None else trust_on_demand
     return lambda cwd: load_config(
         config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
     )
-
-
-def _trust_on_demand(path: Path) -> str | None:
-    """The trusted digest of a project file, for commands that keep no store open: the store
-    is opened only when the cwd has a project file (the loader asks only then)."""
-    from aish.store import Store, StoreError
-    from aish.ui.project_trust import trust_lookup
-
-    try:
-        with Store.open() as store:
-            return trust_lookup(store)(path)
-    except StoreError:
-        return None
 
 
 def _run_shell(args: argparse.Namespace) -> int:
     import asyncio
 
     from aish.config.targets import preset_name
+    from aish.session import Session
     from aish.store import Store, StoreError
     from aish.ui.repl.loop import Repl
 
@@ -149,7 +134,16 @@ def _run_shell(args: argparse.Namespace) -> int:
             print(f"aish: no session named '{args.resume}'", file=sys.stderr)
             return EXIT_USAGE
         model = args.model or preset_name(loaded.config) or "none"
-        repl = Repl(loaded, store, session, model, reload=_loader(args, store=store))
+        repl = Repl(
+            Session(
+                loaded,
+                model=model,
+                store=store,
+                info=session,
+                reload=_loader(args, store=store),
+                loaded_for=os.getcwd(),
+            )
+        )
         if args.resume is not None:
             print(repl.resume(model_given=args.model is not None))
         return asyncio.run(repl.run())
@@ -267,59 +261,30 @@ def _stdin_lines() -> Iterator[bytes]:
         yield raw.rstrip(b"\r\n")
 
 
-def _record_usage(config: AishConfig, calls: list[UsageRecorded]) -> None:
-    """`aish ask`'s calls into the usage ledger (outside any session), once the answer is out:
-    the store is not opened before the question is asked."""
-    if not calls:
-        return
-    from aish.store import Store, StoreError
-    from aish.ui.spending import SessionSpending
-
-    def say(text: str) -> None:
-        print(f"aish: {text}", file=sys.stderr)
-
-    try:
-        with Store.open() as store:
-            spending = SessionSpending(store, None, config.cost, say=say)
-            for call in calls:
-                spending.record(call)
-    except StoreError as error:
-        say(f"usage not recorded: {error}")
+def _say_on_stderr(text: str) -> None:
+    print(f"aish: {text}", file=sys.stderr)
 
 
-def _ask_targets(
-    config: AishConfig, question: str, target: ModelTarget, printer: AskPrinter, *, route: bool
-) -> tuple[ModelTarget, ModelTarget | None]:
-    """`aish ask`'s model after auto-routing (`routing.auto`, unless `--model` chose one), and
-    its cloud fallback."""
-    import os
-
-    from aish.agent.events import Status
-    from aish.agent.fallback import fallback_target
-    from aish.session import preset_resolver
-
-    targets = preset_resolver(config, os.environ)
-    if route and config.routing.auto:
-        from aish.agent.model_class import routed_target
-
-        target, said = routed_target(config, question, target, targets)
-        if said is not None:
-            printer.render(Status(said))
-    enabled = config.routing.cloud_fallback
-    fallback, problem = fallback_target(config, target, targets, enabled=enabled)
-    if problem is not None:
-        printer.render(Status(problem))
-    return target, fallback
+def _session_target(session: Session, name: str | None) -> ModelTarget | None:
+    """The target of preset `name` (None: the default) for `aish ask` and `aish goal`; what
+    is wrong with it is said on stderr, unless the config's warnings said it already."""
+    target = session.resolve(name)
+    if isinstance(target, str):
+        if target not in session.loaded.warnings:  # "no model configured" was already said
+            _say_on_stderr(target)
+        return None
+    return target
 
 
 def _run_ask(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
+    from aish.agent.events import Status
     from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
     from aish.agent.outbound import SpendingStopped
     from aish.errors import ConfigError
-    from aish.session import resolve_target
+    from aish.session import Session
     from aish.ui.ask_printer import AskPrinter
 
     question = " ".join(args.question).strip()
@@ -350,27 +315,27 @@ def _run_ask(args: argparse.Namespace) -> int:
         err_terminal=sys.stderr.isatty(),
         raw=args.raw,
     )
-    try:
-        target = resolve_target(loaded.config, args.model, os.environ)
-    except ConfigError as error:
-        if str(error) not in loaded.warnings:  # "no model configured" was already said
-            print(f"aish: {error}", file=sys.stderr)
+    session = Session(loaded, model=args.model or "", say=lambda text: printer.render(Status(text)))
+    target = _session_target(session, args.model)
+    if target is None:
         return EXIT_USAGE
-    target, fallback = _ask_targets(
-        loaded.config, question, target, printer, route=args.model is None
-    )
+    target, fallback = session.ask_targets(question, target, route=args.model is None)
     messages = build_ask_messages(question, piped, _prompt_facts())
     outcome = AskOutcome()
     calls: list[UsageRecorded] = []
     printer.on_usage = calls.append
     try:
-        asyncio.run(ask_once(target, messages, printer, outcome, fallback=fallback))
+        asyncio.run(
+            ask_once(
+                target, messages, printer, outcome, fallback=fallback, outbound=session.outbound
+            )
+        )
     except KeyboardInterrupt:
         printer.close()
-        _record_usage(loaded.config, calls)
+        session.record_usage(calls, _say_on_stderr)
         return EXIT_INTERRUPTED
     printer.close()
-    _record_usage(loaded.config, calls)
+    session.record_usage(calls, _say_on_stderr)
     if outcome.error is not None:
         import logging
 
@@ -390,8 +355,7 @@ def _run_goal(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.errors import ConfigError
-    from aish.session import resolve_target
+    from aish.session import Session
     from aish.ui.goal_printer import GoalPrinter
     from aish.ui.goal_run import GoalOptions, run_goal
 
@@ -400,12 +364,12 @@ def _run_goal(args: argparse.Namespace) -> int:
         print('aish: no goal: aish goal "<goal>"', file=sys.stderr)
         return EXIT_USAGE
     loaded = _load(args)
-    try:
-        target = resolve_target(loaded.config, args.model, os.environ)
-    except ConfigError as error:
-        if str(error) not in loaded.warnings:  # "no model configured" was already said
-            print(f"aish: {error}", file=sys.stderr)
+    # The config of each directory the run's shell visits: its gate follows the shell.
+    session = Session(loaded, model=args.model or "", reload=_loader(args))
+    target = _session_target(session, args.model)
+    if target is None:
         return EXIT_USAGE
+    session.model = target.name
     no_color = bool(os.environ.get("NO_COLOR"))
     printer = GoalPrinter(
         sys.stdout,
@@ -433,23 +397,12 @@ def _run_goal(args: argparse.Namespace) -> int:
     )
     try:
         # Ctrl-C cancels the run: it reports `aborted`, stops its command, closes its shell.
-        result = asyncio.run(
-            run_goal(options, loaded.config, target, printer, scope=_goal_scope(args))
-        )
+        result = asyncio.run(run_goal(options, session, target, printer))
     except KeyboardInterrupt:
         printer.close()
         return EXIT_INTERRUPTED
     printer.close()
     return _GOAL_EXITS.get(result.status, EXIT_FAILED)
-
-
-def _goal_scope(args: argparse.Namespace) -> ConfigScope:
-    """The config of each directory the run's shell visits: its gate follows the shell."""
-    import os
-
-    from aish.config.project_scope import ConfigScope, home_directory
-
-    return ConfigScope(_loader(args), _trust_on_demand, home_directory(os.environ))
 
 
 def _prompt_facts() -> PromptFacts:

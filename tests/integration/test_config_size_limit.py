@@ -16,8 +16,8 @@ import pytest
 from aish.config import load_config
 from aish.config.bounded_read import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from aish.config.project import digest_of
+from aish.session.trust import TrustOutcome, review_file
 from aish.store import Store
-from aish.ui.project_trust import TrustOutcome, review_file
 
 AISH = [sys.executable, "-m", "aish"]
 

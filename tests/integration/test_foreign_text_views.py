@@ -34,12 +34,12 @@ from aish.agent.events import (
 from aish.agent.gate import Verdict
 from aish.conversation.background import render_background
 from aish.mcp import McpTool
+from aish.session.trust import Review, review_file
 from aish.store import Store
 from aish.ui.ask_printer import AskPrinter
 from aish.ui.chat_view import ChatView, verdict_line
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.project_review import review_lines
-from aish.ui.project_trust import Review, review_file
 from aish.ui.repl.meta.commands import mcp_tool_lines
 from aish.ui.repl.meta.memory import item_lines
 from tests.person_screen import render

@@ -11,6 +11,7 @@ import pytest
 
 from aish.agent import gate
 from aish.config.loader import load_config
+from aish.session import Session
 from aish.store import Store
 from aish.ui.repl.loop import Repl
 from tests.support import ScriptedFrontend
@@ -23,7 +24,7 @@ def repl(xdg_home: Path, tmp_path: Path) -> Iterator[Repl]:
     loaded = load_config(config_path=config, autodetect=False)
     store = Store.open(tmp_path / "aish.db")
     session = store.start_session(cwd=str(tmp_path), model="local")
-    yield Repl(loaded, store, session, "local")
+    yield Repl(Session(loaded, model="local", store=store, info=session))
     store.close()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from aish.agent import gate, outbound
+from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
 from aish.agent.events import AgentEvent, UsageRecorded
@@ -21,8 +21,8 @@ from aish.agent.outbound import Outbound, SpendingStopped
 from aish.config.schema import CostConfig
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget, Rates
+from aish.session.spending import SessionSpending
 from aish.store import Store
-from aish.ui.spending import SessionSpending
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
@@ -41,10 +41,10 @@ def _frontend(spending: SessionSpending, *answers: gate.Answer) -> ScriptedFront
 
 
 @pytest.fixture
-def session(monkeypatch: pytest.MonkeyPatch) -> Outbound:
-    box = Outbound(environment={})
-    monkeypatch.setattr(outbound, "SESSION", box)
-    return box
+def session() -> Outbound:
+    """The session's outbound door, handed to every part that calls a model (as `Session`
+    hands its own)."""
+    return Outbound(environment={})
 
 
 @pytest.fixture
@@ -105,6 +105,7 @@ async def test_categories_and_sums_match_the_scripted_usage(
         token_budget=100_000,
         summarize_on_evict=True,
         summarizer=lambda active: _target(server.url, "summ", None),
+        outbound=session,
     )
     for answers in (("describe", "no"), ("no",)):
         turn = ChatTurn(
@@ -114,6 +115,7 @@ async def test_categories_and_sums_match_the_scripted_usage(
             _never,
             lambda kind, payload: None,
             budget=budget,
+            outbound=session,
         )
         await turn.ask("what is here?")
     rows = {row.key: row for row in store.usage_totals(sid, by=("category", "model"))}
@@ -150,6 +152,7 @@ async def test_a_provider_cost_overrides_the_price(
         _frontend(spending),
         _never,
         lambda kind, payload: None,
+        outbound=session,
     )
     await turn.ask("hi")
     [row] = store.usage_totals(sid, by=("source",))
@@ -175,6 +178,7 @@ async def test_the_spending_stop_refuses_the_next_paid_call(
             _frontend(spending),
             _never,
             lambda kind, payload: None,
+            outbound=session,
         )
 
     assert (await turn().ask("one")).error is None
@@ -191,6 +195,7 @@ async def test_the_spending_stop_refuses_the_next_paid_call(
         _frontend(spending),
         _never,
         lambda kind, payload: None,
+        outbound=session,
     )
     assert (await free.ask("four")).error is None
     spending.limit = 5.0

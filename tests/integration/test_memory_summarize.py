@@ -20,6 +20,7 @@ import pytest
 from aish.agent.events import UsageRecorded
 from aish.agent.routing import KnownCommands
 from aish.config.loader import load_config
+from aish.session import Session
 from aish.store import Store
 from aish.ui.repl.loop import Repl
 
@@ -59,7 +60,7 @@ def make_repl(tmp_path: Path, url: str, keys: Keys) -> tuple[Repl, Store]:
     loaded = load_config(config_path=config, autodetect=False)
     store = Store.open(tmp_path / "aish.db")
     session = store.start_session(cwd=str(tmp_path), model="local")
-    repl = Repl(loaded, store, session, "local")
+    repl = Repl(Session(loaded, model="local", store=store, info=session))
     repl._known = KnownCommands(frozenset())
     repl.ask_key = keys.ask_key  # type: ignore[method-assign]
     repl.edit_line = keys.edit_line  # type: ignore[method-assign]
@@ -108,8 +109,8 @@ async def test_summarize_keeps_rejects_and_edits_and_never_reads_its_own_reply(
 
     items = store.active_memory()
     assert [(i.kind, i.content, i.source) for i in items] == [
-        ("fact", "the project uses uv for packaging", f"session {repl._session.id}"),
-        ("context", "works on the billing service and payments", f"session {repl._session.id}"),
+        ("fact", "the project uses uv for packaging", f"session {repl._info.id}"),
+        ("context", "works on the billing service and payments", f"session {repl._info.id}"),
     ]
     assert keys.asked == ["keep? [y/N/edit] "] * 3
     usage = [e for e in events if isinstance(e, UsageRecorded)]
@@ -191,7 +192,7 @@ async def test_a_resumed_session_replays_the_block_and_does_not_tell_it_again(
     await repl._handle(":remember the staging host is stage3")
     await repl._handle("?first")
     first = chat_requests(server)[-1]["body"]["messages"]
-    again = Repl(repl._loaded, store, repl._session, "local")
+    again = Repl(Session(repl.session.loaded, model="local", store=store, info=repl._info))
     again._known = KnownCommands(frozenset())
     again.resume()
     await again._handle("?second")

@@ -22,9 +22,9 @@ from aish.agent.project import DirectoryPolicies
 from aish.config import LoadedConfig, load_config
 from aish.config.project import digest_of
 from aish.config.project_scope import ConfigScope, ProjectState, project_state
+from aish.session.trust import trust_lookup
 from aish.store import Store
 from aish.ui.agent_shell import AgentShell
-from aish.ui.project_trust import trust_lookup
 
 from ..conftest import ServeFn
 

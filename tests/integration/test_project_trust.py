@@ -15,10 +15,10 @@ import pytest
 from aish.config import load_config
 from aish.config.loader import LoadedConfig
 from aish.config.project import digest_of
+from aish.session.trust import Review, record_trust, review_file, revoke_file, trust_lookup
 from aish.store import Store, StoreError
 from aish.store.database import Database
 from aish.store.schema import MIGRATIONS
-from aish.ui.project_trust import Review, record_trust, review_file, revoke_file, trust_lookup
 from aish.ui.repl.meta.trust import NO_PROJECT_FILE, TrustsProjects, config_command, trust
 from tests.support import FakeRepl
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from aish.agent import gate, outbound
+from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
 from aish.agent.memory_summary import summarize
@@ -50,11 +50,10 @@ SYSTEM = "You are aish."
 
 
 @pytest.fixture
-def session(monkeypatch: pytest.MonkeyPatch) -> Outbound:
-    """A fresh session vault that knows the planted environment."""
-    box = Outbound(environment=ENVIRONMENT)
-    monkeypatch.setattr(outbound, "SESSION", box)
-    return box
+def session() -> Outbound:
+    """A fresh session door whose vault knows the planted environment, handed to every part
+    that calls a model or redeems a placeholder (as `Session` hands its own)."""
+    return Outbound(environment=ENVIRONMENT)
 
 
 def cloud(url: str, model: str = "cloud") -> ModelTarget:
@@ -109,6 +108,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
         token_budget=100_000,
         summarize_on_evict=True,
         summarizer=lambda active: cloud(server.url, "summ"),
+        outbound=session,
     )
 
     async def run(authorization: gate.Authorization) -> CommandRun:
@@ -123,6 +123,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
         run,
         lambda k, p: log.append((k, p)),
         budget=budget,
+        outbound=session,
     )
     outcome = await turn.ask(f"my AWS key is {AWS_KEY}, is the deploy token right?")
     # The confirm prompt showed the placeholder form; the shell ran the real value.
@@ -141,6 +142,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
         run,
         lambda k, p: log.append((k, p)),
         budget=budget,
+        outbound=session,
     )
     await turn.ask("and now?")
     models = [r["body"]["model"] for r in server.requests if r.get("body")]
@@ -180,7 +182,9 @@ async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
     )
     conversation = Conversation(SYSTEM)
     frontend = ScriptedFrontend("skip")
-    opinion = SecondOpinion(lambda name: cloud(server.url, "safety"), preset="safety")
+    opinion = SecondOpinion(
+        lambda name: cloud(server.url, "safety"), preset="safety", outbound=session
+    )
     norris = NorrisRun(
         f"deploy with the key {AWS_KEY}",
         conversation,
@@ -194,6 +198,7 @@ async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
         second_opinion=opinion,
         planner=cloud(server.url, "planner"),
         shell_facts=shell.facts,
+        outbound=session,
     )
     result = await norris.run()
     assert result.status in ("done", "tasks_complete"), result
@@ -236,14 +241,14 @@ async def test_a_tool_result_is_scrubbed_before_the_model_reads_it(
     )
     tables = {"notes": notes_server(notes, trusted=True)}
     async with mcp_servers(tables, tmp_path / "logs") as servers:
-        turn = _tool_turn(server.url, servers)
+        turn = _tool_turn(server.url, servers, session)
         outcome = await turn.ask("what is in my keys note?")
     assert outcome.error is None and outcome.reply.text == "Found it."
     assert leaks(server) == []
     assert "AISH_SECRET_" in json.dumps(server.requests[-1]["body"])
 
 
-def _tool_turn(url: str, servers: McpServers) -> ChatTurn:
+def _tool_turn(url: str, servers: McpServers, session: Outbound) -> ChatTurn:
     async def no_shell(authorization: gate.Authorization) -> CommandRun:
         raise AssertionError("nothing runs in the shell here")
 
@@ -255,6 +260,7 @@ def _tool_turn(url: str, servers: McpServers) -> ChatTurn:
         lambda kind, payload: None,
         tools=servers,
         run_tool=ToolRunner(servers).run_authorized,
+        outbound=session,
     )
 
 
@@ -281,7 +287,7 @@ async def test_a_tool_call_runs_with_the_value_its_placeholder_stands_for(
     )
     tables = {"notes": notes_server(notes, trusted=True)}
     async with mcp_servers(tables, tmp_path / "logs") as servers:
-        await _tool_turn(server.url, servers).ask("save my token in a note")
+        await _tool_turn(server.url, servers, session).ask("save my token in a note")
     assert (notes / "saved").read_text() == f"token: {GITHUB_TOKEN}"
     assert leaks(server) == []
 
@@ -294,7 +300,7 @@ async def test_memory_summarize_sends_and_proposes_no_secret(
         ("user", {"text": f"deploy with {AWS_KEY}"}),
         ("command", {"command": "env", "output": f"GITHUB_TOKEN={GITHUB_TOKEN}"}),
     ]
-    _, candidates = await summarize(cloud(server.url), turns, lambda event: None)
+    _, candidates = await summarize(cloud(server.url), turns, lambda event: None, session)
     assert leaks(server) == []
     [candidate] = candidates
     assert AWS_KEY not in candidate.content and "AISH_SECRET_" in candidate.content
@@ -304,7 +310,12 @@ async def test_a_local_model_is_sent_the_text_as_it_is(serve: ServeFn, session: 
     server = serve({"default": {"text": "ok"}})
     local = ModelTarget("local", f"{server.url}/v1", "testllm", max_retries=0)
     turn = ChatTurn(
-        Conversation(SYSTEM), local, ScriptedFrontend(), _never, lambda kind, payload: None
+        Conversation(SYSTEM),
+        local,
+        ScriptedFrontend(),
+        _never,
+        lambda kind, payload: None,
+        outbound=session,
     )
     await turn.ask(f"my key is {AWS_KEY}")
     assert leaks(server) == [AWS_KEY]

@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
-from aish.agent.events import AgentEvent, AssistantDelta, Status
+from aish.agent.events import AgentEvent, AssistantDelta, Status, UsageRecorded
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ class ScriptedFrontend:
         self.edited: list[str] = []
         self.described: list[tuple[str, str]] = []
         self.reviewed: list[ProposedDiff] = []
+        # Set by a session it is attached to, as on the real frontends: the ledger's record.
+        self.on_usage: Callable[[UsageRecorded], None] | None = None
         if reviews is not None:
             # The chat offers diffs only to a frontend that has `review_diff` (a runtime
             # protocol check), so only a person given review answers has one.
@@ -66,6 +68,8 @@ class ScriptedFrontend:
 
     def render(self, event: AgentEvent) -> None:
         self.events.append(event)
+        if isinstance(event, UsageRecorded) and self.on_usage is not None:
+            self.on_usage(event)
         if self.forward is not None:
             self.forward(event)
 

@@ -632,24 +632,22 @@ TOKEN = "ghp_" + "Zx8cV6bN4mQ2wE9rT7yU5iO3pA1sD0fG8hJ6"
     ],
 )
 async def test_a_known_secret_in_a_command_that_sends_data_halts_and_says_where(
-    command: str, monkeypatch: pytest.MonkeyPatch
+    command: str,
 ) -> None:
-    from aish.agent import outbound
+    from aish.agent.outbound import Outbound
 
-    monkeypatch.setattr(outbound, "SESSION", outbound.Outbound(environment={"GH": TOKEN}))
-    assessment = await gate.assess(ProposedCommand(command), Policy("norris"), facts=plain_shell)
+    policy = Policy("norris", outbound=Outbound(environment={"GH": TOKEN}))  # the session's
+    assessment = await gate.assess(ProposedCommand(command), policy, facts=plain_shell)
     assert assessment.decision == "halt" and assessment.verdict.level == "destructive"
     assert any(r.startswith("sends GITHUB_TOKEN to h.example") for r in assessment.verdict.reasons)
 
 
-async def test_a_secret_that_stays_on_the_machine_is_not_egress(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from aish.agent import outbound
+async def test_a_secret_that_stays_on_the_machine_is_not_egress() -> None:
+    from aish.agent.outbound import Outbound
 
-    monkeypatch.setattr(outbound, "SESSION", outbound.Outbound(environment={"GH": TOKEN}))
+    policy = Policy("norris", outbound=Outbound(environment={"GH": TOKEN}))  # the session's
     assessment = await gate.assess(
-        ProposedCommand(f"grep -c {TOKEN} notes.txt"), Policy("norris"), facts=plain_shell
+        ProposedCommand(f"grep -c {TOKEN} notes.txt"), policy, facts=plain_shell
     )
     assert not any("sends" in r for r in assessment.verdict.reasons)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
@@ -46,6 +46,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
     from aish.safety.verdict import Verdict
@@ -110,6 +111,9 @@ class ChatTurn:
     budget: ContextBudget | None = None
     # The live state of the user's shell, which runs the commands (see gate.assess).
     shell_facts: FactsSource | None = None
+    # The session's door every request of the turn passes (None: the policy's). The turn has
+    # one door: every policy it judges with redeems placeholders with the same vault.
+    outbound: Outbound | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
     # This turn's round trip: which models answered it, so none of them judges its actions.
@@ -129,6 +133,7 @@ class ChatTurn:
             tools=specs,
             fallback=self.fallback,
             counter=self.budget.counter if self.budget is not None else None,
+            outbound=self._outbound(),
         )
         self._exchange = exchange
         outcome.error = await exchange.stream(
@@ -223,7 +228,13 @@ class ChatTurn:
         return authorization
 
     def _policy_for(self, action: gate.Action) -> gate.Policy:
-        return self.policy if self.policy_source is None else self.policy_source(action)
+        policy = self.policy if self.policy_source is None else self.policy_source(action)
+        return _through(policy, self._outbound())
+
+    def _outbound(self) -> Outbound:
+        if self.outbound is None:
+            self.outbound = self.policy.outbound
+        return self.outbound
 
     # ---- the tool sub-loop -------------------------------------------------------------------
 
@@ -295,12 +306,10 @@ class ChatTurn:
 
     async def describe(self, command: str) -> str:
         """The model's explanation of a command, asked on the conversation's own prefix."""
-        from aish.agent.outbound import chat
-
         question = Message("user", _DESCRIBE.format(command=command))
         try:
             messages = self.conversation.request(question)
-            reply = await chat(self.target, messages, self._specs or None)
+            reply = await self._outbound().chat(self.target, messages, self._specs or None)
             if reply.usage is not None:
                 self.frontend.render(UsageRecorded.of(self.target, reply.usage, "describe"))
             text = reply.text.strip() or "(the model gave no description)"
@@ -308,3 +317,10 @@ class ChatTurn:
             text = f"(no description: {error})"
         self.log("description", {"command": command, "text": text})
         return text
+
+
+def _through(policy: gate.Policy, outbound: Outbound) -> gate.Policy:
+    """`policy`, redeeming placeholders with `outbound`'s vault."""
+    if policy.outbound is outbound:
+        return policy
+    return replace(policy, outbound=outbound)

@@ -22,7 +22,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.agent.exchange import TurnLog
@@ -34,6 +34,9 @@ from aish.conversation.summary import clip, shorten_request, summarize_request
 from aish.conversation.tokens import TokenCounter
 from aish.errors import ConfigError
 from aish.llm.types import Message, ModelTarget, PresetResolver, ToolSpec
+
+if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
 
 _log = logging.getLogger("aish.context")
 
@@ -57,10 +60,16 @@ class ContextBudget:
     # The summariser for a request to the given active model; raises `ConfigError` when the
     # configured preset cannot be used.
     summarizer: Callable[[ModelTarget], ModelTarget] | None = None
+    # The session's door the summariser's questions pass (None: a door of its own).
+    outbound: Outbound | None = None
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, targets: PresetResolver, counter: TokenCounter
+        cls,
+        config: AishConfig,
+        targets: PresetResolver,
+        counter: TokenCounter,
+        outbound: Outbound | None = None,
     ) -> ContextBudget:
         """Built from `[context]`; `targets` resolves the summariser's preset."""
         context = config.context
@@ -76,6 +85,7 @@ class ContextBudget:
             summarize_on_evict=context.summarize_on_evict,
             max_summary_chars=context.max_summary_chars,
             summarizer=summarizer,
+            outbound=outbound,
         )
 
     def estimate(
@@ -177,8 +187,11 @@ class ContextBudget:
         evicted: Sequence[Message],
         on_event: Callable[[AgentEvent], None],
     ) -> str:
-        from aish.agent.outbound import chat
+        from aish.agent.outbound import door
 
+        if self.outbound is None:
+            self.outbound = door(None)
+        chat = self.outbound.chat
         limit = self.max_summary_chars
         reply = await chat(target, summarize_request(previous, evicted, limit))
         if reply.usage is not None:

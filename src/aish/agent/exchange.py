@@ -46,6 +46,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 _log = logging.getLogger("aish.chat")
 
 if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
     from aish.conversation.tokens import TokenCounter
 
 TurnLog = Callable[[str, Mapping[str, Any]], None]
@@ -108,6 +109,8 @@ class Exchange:
     fallback: ModelTarget | None = None
     # Learns each model's tokens from the usage its server reports; None: nothing learns.
     counter: TokenCounter | None = None
+    # The session's door every request passes (None: a door of its own).
+    outbound: Outbound | None = None
     # The preset whose reply the current request commits: `target`, or `fallback` after one.
     _answering: ModelTarget | None = field(default=None, init=False, repr=False)
     _answered_by: list[ModelTarget] = field(default_factory=list, init=False, repr=False)
@@ -183,6 +186,7 @@ class Exchange:
                 # The same tools, whatever the fallback's `tools` says: its history may hold
                 # tool rounds, and a strict API refuses those without the tool list.
                 tools=self.tools,
+                outbound=self.outbound,
             )
         except asyncio.CancelledError:
             progress.release()

@@ -60,11 +60,11 @@ from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
     from aish.run.undo import BlastRadius
     from aish.safety.bash.live_shell import ShellFacts
-    from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = [
     "Action",
@@ -165,13 +165,24 @@ class Policy:
     sandboxed: bool = False
     sandbox_destructive: Literal["halt", "run"] = "halt"
     sandbox_network: bool = False
+    # The session's outbound door: its vault holds the secrets the placeholders stand for
+    # (read to judge a command as it will run, and to redeem an authorization). One per
+    # session (`aish.session.Session` passes its own); a policy made without one has its own.
+    outbound: Outbound = field(default_factory=lambda: _new_outbound(), compare=False, repr=False)
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, mode: Mode, *, yes_safe: bool = False, sandboxed: bool = False
+        cls,
+        config: AishConfig,
+        mode: Mode,
+        *,
+        yes_safe: bool = False,
+        sandboxed: bool = False,
+        outbound: Outbound | None = None,
     ) -> Policy:
         safety = config.safety
         return cls(
+            outbound=_new_outbound() if outbound is None else outbound,
             sandboxed=sandboxed and mode != "interactive",
             sandbox_destructive=config.norris.sandbox_destructive,
             sandbox_network=config.norris.sandbox_network,
@@ -192,6 +203,12 @@ class Policy:
             fnmatch.fnmatchcase(call.name, glob) or fnmatch.fnmatchcase(call.tool, glob)
             for glob in self.auto_approve.get(call.server, ())
         )
+
+
+def _new_outbound() -> Outbound:
+    from aish.agent.outbound import Outbound
+
+    return Outbound()
 
 
 PolicySource = Callable[[Action], Policy]
@@ -298,17 +315,18 @@ async def assess(
     through it, and git is judged by the configuration it will read there. Without them (or if
     the shell cannot say) nothing is `safe` where nobody would be asked.
     """
-    unsound = (
-        placeholders.problems(action.text, _vault()) if placeholders.MARK in action.text else []
-    )
+    outbound = policy.outbound
+    unsound = []
+    if placeholders.MARK in action.text:
+        unsound = placeholders.problems(action.text, outbound.vault)
     if unsound:
         return Assessment(Verdict("destructive", tuple(unsound)), "halt")
     shell = None
     if isinstance(action, ProposedCommand) and facts is not None:
-        shell = await facts(_command_with_values(action.command))
+        shell = await facts(_command_with_values(action.command, outbound))
     verdict = _verdict(action, policy, shell)
     if isinstance(action, ProposedCommand):
-        leaving = _secrets_leaving(action.command)
+        leaving = _secrets_leaving(action.command, outbound)
         if leaving:
             verdict = worst([verdict, Verdict("destructive", leaving)])
     else:
@@ -340,18 +358,20 @@ async def assess(
     radius = None
     refused = decision == "halt" and policy.mode == "headless"  # nobody to show it to
     if isinstance(action, ProposedCommand) and cwd and verdict.level != "safe" and not refused:
-        radius = await _predict(action.command, cwd, shell)
+        radius = await _predict(action.command, cwd, shell, outbound)
         verdict = replace(verdict, touches=_touches_lines(radius, policy))
     return Assessment(verdict, decision, opinion, radius, cwd)
 
 
-async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRadius:
+async def _predict(
+    command: str, cwd: str, shell: ShellFacts | None, outbound: Outbound
+) -> BlastRadius:
     """What the command will touch, computed off the event loop (it reads the disk)."""
     from aish.run.undo import predict
 
     # git is asked only where the gate found nothing in its config that would run a program.
     git = shell is not None and shell.git_checked and not shell.git_concerns
-    return await asyncio.to_thread(predict, _command_with_values(command), cwd, git=git)
+    return await asyncio.to_thread(predict, _command_with_values(command, outbound), cwd, git=git)
 
 
 def _touches_lines(radius: BlastRadius, policy: Policy) -> tuple[str, ...]:
@@ -377,7 +397,7 @@ def _sandbox_holds(action: Action, policy: Policy, secret_at_stake: bool) -> boo
         return True
     from aish.safety.egress.checks import egress_destinations
 
-    return not egress_destinations(_command_with_values(action.command))
+    return not egress_destinations(_command_with_values(action.command, policy.outbound))
 
 
 # Unattended, `safe` means safe in the shell that runs it: without its state, nothing is.
@@ -392,20 +412,20 @@ def _discloses(action: Action, policy: Policy) -> str | None:
         return None
     from aish.safety.secrets.reads import reads_secret
 
-    reason = reads_secret(_command_with_values(action.command))
+    reason = reads_secret(_command_with_values(action.command, policy.outbound))
     return None if reason is None else f"{reason}; what it prints goes to the model"
 
 
-def _secrets_leaving(command: str) -> tuple[str, ...]:
+def _secrets_leaving(command: str, outbound: Outbound) -> tuple[str, ...]:
     """Where a secret would go if this ran ("sends GITHUB_TOKEN to 10.0.0.5:443"): a
     placeholder the model wrote, or a value the session knows (or that looks like a key)
     written out, in a command that can send data off the machine."""
     from aish.safety.egress.checks import egress_destinations
 
-    if not egress_destinations(_command_with_values(command)):
+    if not egress_destinations(_command_with_values(command, outbound)):
         return ()
     # With every secret as its placeholder, the destinations say which ones they carry.
-    shown = _vault().scrub(command)
+    shown = outbound.vault.scrub(command)
     return tuple(dict.fromkeys(d.summary() for d in egress_destinations(shown) if d.placeholders))
 
 
@@ -419,7 +439,7 @@ def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) ->
             verdict = classify_tool_call(
                 action.server,
                 action.tool,
-                _arguments_with_values(action.arguments),
+                _arguments_with_values(action.arguments, policy.outbound),
                 action.annotations,
                 action.server_trusted,
                 policy.user_rules,
@@ -432,7 +452,9 @@ def _verdict(action: Action, policy: Policy, shell: ShellFacts | None = None) ->
     from aish.safety.classifier import classify  # its tables load on the first proposal
 
     try:
-        return classify(_command_with_values(action.command), policy.user_rules, shell)
+        return classify(
+            _command_with_values(action.command, policy.outbound), policy.user_rules, shell
+        )
     except Exception as error:
         return Verdict("destructive", (f"the classifier failed: {error!r}",))
 
@@ -457,14 +479,14 @@ async def authorize(
     """
     assessment = await assess(action, policy, judge, facts)
     if assessment.decision == "run":
-        return _issue(action, assessment, "auto", run=True)
+        return _issue(policy.outbound, action, assessment, "auto", run=True)
     if assessment.decision == "halt":
         if halt is None or policy.mode == "headless":
-            return _issue(action, assessment, "refused", run=False)
+            return _issue(policy.outbound, action, assessment, "refused", run=False)
         halted = await halt.halt_action(action.text, assessment.verdict)
-        return _issue(action, assessment, halted, run=halted == "proceed")
+        return _issue(policy.outbound, action, assessment, halted, run=halted == "proceed")
     if confirmer is None:
-        return _issue(action, assessment, "refused", run=False)
+        return _issue(policy.outbound, action, assessment, "refused", run=False)
     while True:
         answer = await confirmer.confirm_command(action.text, assessment.verdict)
         if answer == "describe":
@@ -478,16 +500,24 @@ async def authorize(
                 try:
                     edited = await confirmer.edit_command(action.command)
                 except EditCancelled:
-                    return _issue(action, assessment, "cancel", run=False)
+                    return _issue(policy.outbound, action, assessment, "cancel", run=False)
             if edited is None or not edited.strip():
-                return _issue(action, assessment, "no", run=False)
+                return _issue(policy.outbound, action, assessment, "no", run=False)
             # The edited line is the user's own command: it runs as typed, as theirs (and what
             # is snapshotted is what it touches).
             if assessment.cwd is not None and assessment.radius is not None:
-                radius = await _predict(edited.strip(), assessment.cwd, None)
+                radius = await _predict(edited.strip(), assessment.cwd, None, policy.outbound)
                 assessment = replace(assessment, radius=radius)
-            return _issue(action, assessment, "edit", run=True, text=edited.strip(), by="user")
-        return _issue(action, assessment, answer, run=answer == "yes")
+            return _issue(
+                policy.outbound,
+                action,
+                assessment,
+                "edit",
+                run=True,
+                text=edited.strip(),
+                by="user",
+            )
+        return _issue(policy.outbound, action, assessment, answer, run=answer == "yes")
 
 
 # ---- authorizations --------------------------------------------------------------------------
@@ -520,6 +550,8 @@ class Authorization:
     command: str
     source: Literal["model", "user"] = "model"
     radius: BlastRadius | None = None
+    # The session's door whose vault redeems the placeholders (the policy's).
+    outbound: Outbound | None = field(default=None, repr=False)
 
     def __post_init__(self, stamp: object) -> None:
         if stamp is not _STAMP:
@@ -529,16 +561,20 @@ class Authorization:
     def command_to_run(self) -> str:
         """`command` with the session's secret placeholders back to their values: what the
         executor runs (and never tells the model or the log)."""
-        return _command_with_values(self.command)
+        return _command_with_values(self.command, self._outbound())
 
     def arguments_to_run(self) -> dict[str, Any]:
         """A tool call's arguments with the secret placeholders back to their values."""
         if not isinstance(self.action, ProposedToolCall):
             raise TypeError("not a tool call")
-        return _arguments_with_values(self.action.arguments)
+        return _arguments_with_values(self.action.arguments, self._outbound())
+
+    def _outbound(self) -> Outbound:
+        return _new_outbound() if self.outbound is None else self.outbound
 
 
 def _issue(
+    outbound: Outbound,
     action: Action,
     assessment: Assessment,
     outcome: Outcome,
@@ -557,32 +593,27 @@ def _issue(
         action.text if text is None else text,
         by,
         assessment.radius,
+        outbound,
     )
     _ISSUED.add(authorization)
     return authorization
 
 
-def _vault() -> SecretVault:
-    from aish.agent import outbound
-
-    return outbound.SESSION.vault
-
-
-def _command_with_values(command: str) -> str:
+def _command_with_values(command: str, outbound: Outbound) -> str:
     """The command as it runs: sound placeholders back to their (quoted) values."""
     if placeholders.MARK not in command:
         return command
-    return placeholders.command_with_values(command, _vault())
+    return placeholders.command_with_values(command, outbound.vault)
 
 
-def _arguments_with_values(arguments: Mapping[str, Any]) -> dict[str, Any]:
+def _arguments_with_values(arguments: Mapping[str, Any], outbound: Outbound) -> dict[str, Any]:
     """A tool call's arguments with the placeholders in every string back to their values."""
 
     def values(item: Any) -> Any:
         if isinstance(item, str):
             if placeholders.MARK not in item:
                 return item
-            return placeholders.text_with_values(item, _vault())
+            return placeholders.text_with_values(item, outbound.vault)
         if isinstance(item, Mapping):
             return {key: values(inner) for key, inner in item.items()}
         if isinstance(item, list | tuple):

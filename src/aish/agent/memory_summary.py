@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.llm.types import Message, ModelTarget
+
+if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
 
 # The session-log kind of a summarize reply; `transcript` skips it.
 SUMMARY_KIND = "memory_summary"
@@ -79,6 +82,7 @@ async def summarize(
     target: ModelTarget,
     turns: Iterable[tuple[str, Mapping[str, Any]]],
     on_event: Callable[[AgentEvent], None],
+    outbound: Outbound | None = None,
 ) -> tuple[str, list[Candidate]]:
     """Ask `target` once; the reply's text and its candidates. LLM errors propagate. A
     session with nothing said or run yet asks nothing."""
@@ -86,14 +90,13 @@ async def summarize(
     if not text:
         return "", []
     on_event(Status(f"memory: asking {target.name} for candidates"))
-    from aish.agent.outbound import chat  # httpx stays out of start-up
+    from aish.agent.outbound import door
 
-    reply = await chat(target, summary_request(text))
+    outbound = door(outbound)
+    reply = await outbound.chat(target, summary_request(text))
     if reply.usage is not None:
         on_event(UsageRecorded.of(target, reply.usage, "memory-summarize"))
     # Whatever model answered, what is shown, logged and stored has its secrets replaced:
     # remembered items go into later conversations, cloud ones included.
-    from aish.agent.outbound import SESSION
-
-    text = SESSION.scrub(reply.text)
+    text = outbound.scrub(reply.text)
     return text, parse_candidates(text)

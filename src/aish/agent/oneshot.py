@@ -7,7 +7,7 @@ partial text in the outcome's reply, marked as cut.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from aish.agent.actions import extract_commands
 from aish.agent.events import CommandProposed, Frontend, RequestFailed, Status
@@ -17,6 +17,9 @@ from aish.agent.streaming import complete_lines, stream_reply
 from aish.conversation.attachments import render_piped_input
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.llm.types import Message, ModelTarget, Reply
+
+if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
 
 
 @dataclass
@@ -62,20 +65,25 @@ async def ask_once(
     outcome: AskOutcome,
     *,
     fallback: ModelTarget | None = None,
+    outbound: Outbound | None = None,
 ) -> AskOutcome:
     """Stream the answer to `frontend`, filling `outcome` as it goes (so a caller whose task
     is cancelled still holds the partial reply). Request errors end up in `outcome.error`.
     A transport failure before anything was shown is asked once more on `fallback`."""
     watch = UntilShown(frontend)
     try:
-        outcome.error = await stream_reply(target, messages, watch, outcome.reply)
+        outcome.error = await stream_reply(
+            target, messages, watch, outcome.reply, outbound=outbound
+        )
         error = outcome.error
         if error is not None and falls_back(error, watch.shown, target, fallback):
             assert fallback is not None
             frontend.render(Status(fallback_status(target, error, fallback)))
             reset_reply(outcome.reply)
             watch = UntilShown(frontend)
-            outcome.error = await stream_reply(fallback, messages, watch, outcome.reply)
+            outcome.error = await stream_reply(
+                fallback, messages, watch, outcome.reply, outbound=outbound
+            )
     finally:
         watch.release()
     outcome.commands = extract_commands(complete_lines(outcome.reply))

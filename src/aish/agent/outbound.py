@@ -11,8 +11,11 @@ The spending stop (`cost.stop_at_dollars`) is checked here too, before any call 
 is not on this machine: once the session has spent that much, such calls are refused with one
 clear error until the limit is raised (`:cost limit <usd>`).
 
-One aish process is one session, so the process has one `Outbound` (`SESSION`); the vault lives
-in memory only.
+Each session (`aish.session.Session`) owns one `Outbound` and hands it to whatever calls a
+model or redeems a placeholder (the chat turn, the Norris run, the gate's policies, the second
+opinion, the context budget, the memory summarizer): there is no process-wide one. The class
+lives here, below the session, because the agent's modules are the ones that use it. The vault
+lives in memory only.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
 
     from aish.safety.secrets.scrubber import SecretVault
 
-__all__ = ["REQUEST_FAILURES", "SESSION", "Outbound", "RequestFailure", "SpendingStopped", "chat"]
+__all__ = ["REQUEST_FAILURES", "Outbound", "RequestFailure", "SpendingStopped", "door"]
 
 
 class SpendingStopped(AishError):
@@ -97,6 +100,19 @@ class Outbound:
         self._keep_only(messages)
         return scrubbed
 
+    async def chat(
+        self,
+        target: ModelTarget,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+    ) -> Reply:
+        """The broker's `chat`, through this door (httpx is imported on the first call)."""
+        from aish.llm import broker
+
+        return await broker.chat(target, self.prepare(target, messages), tools, client=client)
+
     def _learn_environment(self) -> None:
         if not self._learned:
             self._learned = True
@@ -133,17 +149,7 @@ class Outbound:
             self._scrubbed_cache = {k: v for k, v in self._scrubbed_cache.items() if k in keep}
 
 
-SESSION = Outbound()
-
-
-async def chat(
-    target: ModelTarget,
-    messages: Sequence[Message],
-    tools: Sequence[ToolSpec] | None = None,
-    *,
-    client: httpx.AsyncClient | None = None,
-) -> Reply:
-    """The broker's `chat`, through the session's `Outbound`."""
-    from aish.llm import broker
-
-    return await broker.chat(target, SESSION.prepare(target, messages), tools, client=client)
+def door(outbound: Outbound | None) -> Outbound:
+    """`outbound`, or a door of its own for a caller outside any session (a test, a
+    benchmark): no spending stop, and a vault nothing else shares."""
+    return Outbound() if outbound is None else outbound

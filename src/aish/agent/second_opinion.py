@@ -36,6 +36,7 @@ from aish.safety.verdict import Verdict
 if TYPE_CHECKING:
     import httpx
 
+    from aish.agent.outbound import Outbound
     from aish.config.schema import AishConfig
 
 __all__ = [
@@ -134,8 +135,11 @@ class SecondOpinion:
         preset: str = "fast",
         timeout_s: float = DEFAULT_TIMEOUT_S,
         client: httpx.AsyncClient | None = None,
+        outbound: Outbound | None = None,
     ) -> None:
         self._resolve = resolve
+        # The session's door its questions pass (None: a door of its own).
+        self._outbound = outbound
         self.enabled = enabled
         self.preset = preset
         self.timeout_s = timeout_s
@@ -149,6 +153,7 @@ class SecondOpinion:
         targets: PresetResolver,
         *,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        outbound: Outbound | None = None,
     ) -> SecondOpinion:
         """Built from `[safety]`: `llm_second_opinion`, `llm_model`; `targets` resolves the
         judge's preset."""
@@ -164,6 +169,7 @@ class SecondOpinion:
             enabled=safety.llm_second_opinion,
             preset=safety.llm_model,
             timeout_s=timeout_s,
+            outbound=outbound,
         )
 
     def choose(self, proposers: Sequence[ModelTarget]) -> JudgeChoice:
@@ -265,9 +271,11 @@ class SecondOpinion:
         )
 
     async def _call(self, target: ModelTarget, messages: list[Message]) -> Reply:
-        from aish.agent.outbound import chat
+        from aish.agent.outbound import door
 
-        return await chat(target, messages, None, client=self._client)
+        if self._outbound is None:
+            self._outbound = door(None)
+        return await self._outbound.chat(target, messages, None, client=self._client)
 
 
 def _read_answer(text: str) -> Opinion:

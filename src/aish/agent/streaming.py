@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from aish.agent.events import (
     AgentEvent,
@@ -36,6 +37,9 @@ from aish.llm.types import (
     Usage,
 )
 
+if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
+
 
 async def stream_reply(
     target: ModelTarget,
@@ -45,11 +49,13 @@ async def stream_reply(
     *,
     category: str = "chat",
     tools: Sequence[ToolSpec] = (),
+    outbound: Outbound | None = None,
 ) -> RequestFailure | None:
     """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
     re-raises; a request failure marks it cut and is returned. `category` labels the call's
-    usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`)."""
-    from aish.agent import outbound
+    usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`);
+    `outbound` is the session's door the request passes (see `agent.outbound`)."""
+    from aish.agent.outbound import door
     from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
 
     def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
@@ -57,7 +63,7 @@ async def stream_reply(
 
     try:
         # What leaves the machine: secrets scrubbed, the spending stop checked.
-        sent = outbound.SESSION.prepare(target, messages)
+        sent = door(outbound).prepare(target, messages)
         async for event in stream_chat(target, sent, tools or None, on_retry=retrying):
             reply.add(event)
             for shown in _shown(event, target, category):

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from aish.agent.diffs import ProposedDiff
+    from aish.agent.outbound import Outbound
     from aish.ui.render.markdown_stream import MarkdownStream
 
 _A = TypeVar("_A", bound=str)
@@ -55,8 +56,17 @@ _LEVEL_STYLES = {"safe": "green", "unknown": "yellow", "destructive": "bold red"
 class ChatView:
     """Implements the agent's `ChatFrontend` for a terminal."""
 
-    def __init__(self, out: TextIO, *, color: bool, show_reasoning: bool = True) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        color: bool,
+        show_reasoning: bool = True,
+        outbound: Outbound | None = None,
+    ) -> None:
         self._out = out
+        # The session's door: its vault shows a command's placeholders as their values (`v`).
+        self.outbound = outbound
         self._color = color
         self._splitter = CmdLineSplitter()
         self._markdown_cache: MarkdownStream | None = None  # the reply rendered, in colour
@@ -193,7 +203,7 @@ class ChatView:
 
     async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
         self.show_verdict(verdict)
-        revealed = _with_secret_values(command)
+        revealed = _with_secret_values(command, self.outbound)
         keys: dict[str, Answer | Literal["view"]] = dict(_ANSWER_KEYS)
         if revealed != command:
             keys["v"] = "view"
@@ -322,12 +332,11 @@ def verdict_line(verdict: Verdict) -> str:
     return f"  [{verdict.level}] {reasons}".rstrip()
 
 
-def _with_secret_values(command: str) -> str:
-    """The command as it would run: the session's secret placeholders back to their values."""
+def _with_secret_values(command: str, outbound: Outbound | None) -> str:
+    """The command as it would run: the session's secret placeholders back to their values
+    (none known without the session's door)."""
     from aish.agent import placeholders
 
-    if placeholders.MARK not in command:
+    if outbound is None or placeholders.MARK not in command:
         return command
-    from aish.agent.outbound import SESSION
-
-    return placeholders.command_with_values(command, SESSION.vault)
+    return placeholders.command_with_values(command, outbound.vault)

@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from aish.store.usage import UsageTotals
+    from aish.session.records import UsageTotals
 
 SINCE_HELP: Final = "a span back from now (30m, 24h, 7d, 2w) or an ISO date (2026-05-01)"
 
@@ -160,7 +160,7 @@ def _figures(totals: UsageTotals) -> tuple[str, ...]:
 
 
 def _sum(rows: Sequence[UsageTotals]) -> UsageTotals:
-    from aish.store.usage import UsageTotals
+    from aish.session.records import UsageTotals
 
     return UsageTotals(
         by=(),

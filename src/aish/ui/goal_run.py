@@ -17,34 +17,22 @@ continues the conversation; a store that fails is said once and the run goes on 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from aish.agent import gate
-from aish.agent.context_budget import ContextBudget
 from aish.agent.events import Status
-from aish.agent.fallback import fallback_target
-from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
-from aish.agent.project import DirectoryPolicies
-from aish.agent.second_opinion import SecondOpinion
-from aish.conversation.context import Conversation
-from aish.conversation.system_prompt import render_system_prompt
-from aish.conversation.tokens import TokenCounter
+from aish.agent.norris import NorrisResult
 from aish.run.undo import UndoRecorder
-from aish.session import preset_resolver
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
-from aish.ui.prompt_facts import prompt_facts
 from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
-    from aish.config.project_scope import ConfigScope
     from aish.config.schema import AishConfig
-    from aish.llm.types import ModelTarget
     from aish.mcp import McpServers
     from aish.run.sandbox import Sandbox
-    from aish.store import Store
+    from aish.session import Session
+    from aish.session.records import ModelTarget
 
 
 @dataclass(frozen=True)
@@ -60,46 +48,17 @@ class GoalOptions:
     apply: bool = False  # apply its change set when the goal is completed
 
 
-def _keep_spending(log: _SessionLog, config: AishConfig, printer: GoalPrinter) -> None:
-    """The run's calls into the usage ledger, and the session's spending stop."""
-    from aish.agent import outbound
-    from aish.ui.spending import SessionSpending
-
-    spending = SessionSpending(
-        log.store, log.session_id, config.cost, say=lambda text: printer.render(Status(text))
-    )
-    printer.on_usage = spending.record
-    outbound.SESSION.refuse = spending.refuse
-
-
-def _fallback(
-    config: AishConfig, executor: ModelTarget, printer: GoalPrinter
-) -> ModelTarget | None:
-    """`routing.cloud_fallback`'s preset for the steps; a preset that cannot be used is said."""
-    target, problem = fallback_target(
-        config, executor, preset_resolver(config, os.environ), enabled=config.routing.cloud_fallback
-    )
-    if problem is not None:
-        printer.render(Status(problem))
-    return target
-
-
 async def run_goal(
-    options: GoalOptions,
-    config: AishConfig,
-    target: ModelTarget,
-    printer: GoalPrinter,
-    *,
-    scope: ConfigScope | None = None,
+    options: GoalOptions, session: Session, target: ModelTarget, printer: GoalPrinter
 ) -> NorrisResult:
     """Pursue the goal until the run ends; `CancelledError` (Ctrl-C) passes through.
 
-    `scope`: each action is then judged with the config of the directory the run's shell is
-    in at that step (a project's rules stay in its project); without it, with `config`'s."""
-    log = _SessionLog(printer)
-    log.open(cwd=os.getcwd(), model=target.name)
-    _keep_spending(log, config, printer)
-    targets = preset_resolver(config, os.environ)
+    With a config scope in the session (`reload`), each action is judged with the config of
+    the directory the run's shell is in at that step (a project's rules stay in its project);
+    without it, with the session's config."""
+    config = session.config
+    session.attach(printer, say=lambda text: printer.render(Status(text)), log_what_it_says=False)
+    session.open_log(cwd=os.getcwd(), warn=printer.warn)
     shell: AgentShell | None = None
     servers: McpServers | None = None
     sandbox: Sandbox | None = None
@@ -107,12 +66,8 @@ async def run_goal(
         if options.sandbox:
             sandbox = _sandbox(config, printer)
         servers = await _mcp_servers(config, printer)
-        models = norris_models(
-            config,
-            target,
-            targets,
-            printer.render,
-            executor_preset=not options.model_given,
+        models = session.norris_models(
+            target, printer.render, executor_preset=not options.model_given
         )
         shell = await AgentShell.start(
             os.getcwd(),
@@ -126,35 +81,18 @@ async def run_goal(
         shell.undo = UndoRecorder.from_config(config.undo)
         if shell.undo is not None:
             printer.snapshots = shell.undo.taken  # the same list, filled as the run goes
-        run = NorrisRun(
+        run = session.norris_run(
             options.goal,
-            Conversation(render_system_prompt(prompt_facts(config))),
-            models.executor,
             printer,
+            models,
             agent_shell.run_authorized,
             lambda: agent_shell.cwd,
-            log.append,
-            gate.Policy.from_config(
-                config, "headless", yes_safe=options.yes_safe, sandboxed=sandbox is not None
-            ),
-            NorrisBounds.from_config(
-                config.norris,
-                max_steps=options.max_steps,
-                commands_per_step=config.safety.max_commands_per_reply,
-            ),
-            second_opinion=SecondOpinion.from_config(config, targets),
-            planner=models.planner,
-            tasks_max=config.norris.tasks_max,
-            preplan_system=config.norris.preplan_system,
-            fallback=_fallback(config, models.executor, printer),
-            budget=ContextBudget.from_config(config, targets, TokenCounter()),
+            mode="headless",
             shell_facts=agent_shell.facts,
-            policy_source=None
-            if scope is None
-            else DirectoryPolicies(
-                scope, "headless", lambda: agent_shell.cwd, yes_safe=options.yes_safe
-            ),
-            **tool_options(servers, config.mcp.max_tool_calls),
+            tools=tool_options(servers, config.mcp.max_tool_calls),
+            sandboxed=sandbox is not None,
+            yes_safe=options.yes_safe,
+            max_steps=options.max_steps,
         )
         result = await run.run()
         await shell.close()  # nothing more is written in the sandbox
@@ -169,9 +107,9 @@ async def run_goal(
             sandbox.discard()
         if servers is not None:
             await servers.close()
-        if log.session_id is not None:
-            printer.note(f"session #{log.session_id}: `aish --resume` continues it")
-        log.close()
+        if session.log_book.session_id is not None:
+            printer.note(f"session #{session.log_book.session_id}: `aish --resume` continues it")
+        session.close_log()
 
 
 def _sandbox(config: AishConfig, printer: GoalPrinter) -> Sandbox | None:
@@ -238,50 +176,3 @@ async def _mcp_servers(config: AishConfig, printer: GoalPrinter) -> McpServers |
             )
     servers.refresh()
     return servers
-
-
-class _SessionLog:
-    """The run's turns in the store, as a session of their own; failures said once."""
-
-    def __init__(self, printer: GoalPrinter) -> None:
-        self._printer = printer
-        self._store: Store | None = None
-        self._session_id: int | None = None
-
-    @property
-    def store(self) -> Store | None:
-        return self._store
-
-    @property
-    def session_id(self) -> int | None:
-        """The session the run is logged as; None while there is no log."""
-        return self._session_id
-
-    def open(self, *, cwd: str, model: str) -> None:
-        from aish.store import Store, StoreError
-
-        try:
-            self._store = Store.open()
-            self._session_id = self._store.start_session(cwd=cwd, model=model).id
-        except StoreError as error:
-            self._failed(error)
-
-    def append(self, kind: str, payload: Mapping[str, Any]) -> None:
-        from aish.store import StoreError
-
-        if self._store is None or self._session_id is None:
-            return
-        try:
-            self._store.append_turn(self._session_id, kind, payload)
-        except StoreError as error:
-            self._failed(error)
-
-    def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-
-    def _failed(self, error: Exception) -> None:
-        self._printer.warn(f"session log unavailable, going on without it: {error}")
-        self._session_id = None
-        self.close()

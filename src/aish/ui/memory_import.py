@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from aish.ui.render.visible_text import visible_line
 
 if TYPE_CHECKING:
-    from aish.store.memory_file import ImportPlan, ImportReport
+    from aish.session.records import ImportPlan, ImportReport
 
 QUESTION = "add {count} to memory? [y/N] "
 NEEDS_YES = (

@@ -15,7 +15,7 @@ from aish.ui.render.visible_text import visible_line
 
 if TYPE_CHECKING:
     from aish.config.project_scope import ProjectState
-    from aish.ui.project_trust import Review
+    from aish.session.trust import Review
 
 MARKED_NOTE: Final = (
     "lines marked ! widen what runs, reach the network, change models or start programs"

@@ -66,6 +66,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
     from aish.safety.verdict import Verdict
@@ -192,8 +193,15 @@ class NorrisRun:
     # When given, asked for each action instead of `policy`: the config of the directory the
     # agent's shell is in at that step (the run may `cd` into another project).
     policy_source: gate.PolicySource | None = None
+    # The session's door every request of the run passes (None: the policy's). The run has
+    # one door: every policy it judges with redeems placeholders with the same vault.
+    outbound: Outbound | None = None
 
     def __post_init__(self) -> None:
+        if self.outbound is None:
+            self.outbound = self.policy.outbound
+        elif self.policy.outbound is not self.outbound:
+            self.policy = dataclasses.replace(self.policy, outbound=self.outbound)
         models = (self.target, self.planner, self.fallback)
         # What its commands print reaches a scrubbed model: the gate keeps secrets home.
         self._scrubbed = any(model is not None and model.scrub_secrets for model in models)
@@ -253,6 +261,7 @@ class NorrisRun:
                     tasks_max=self.tasks_max,
                     system=self.preplan_system,
                     on_event=self._spending.render,
+                    outbound=self.outbound,
                 )
         except TimeoutError:
             limit = self.bounds.wall_clock
@@ -319,6 +328,7 @@ class NorrisRun:
             tools=specs,
             fallback=self.fallback,
             counter=self.budget.counter if self.budget is not None else None,
+            outbound=self.outbound,
         )
         self._exchange = exchange
         reply = Reply()
@@ -479,6 +489,7 @@ class NorrisRun:
             sandboxed=run.sandboxed,
             sandbox_destructive=run.sandbox_destructive,
             sandbox_network=run.sandbox_network,
+            outbound=run.outbound,
         )
 
     async def _authorize(self, action: gate.Action) -> gate.Authorization:

@@ -23,6 +23,8 @@ from aish.llm.types import Message, ModelTarget
 if TYPE_CHECKING:
     import httpx
 
+    from aish.agent.outbound import Outbound
+
 __all__ = ["DEFAULT_PREPLAN_SYSTEM", "Plan", "extract_tasks", "preplan"]
 
 # `{tasks_max}` is substituted literally (not with str.format), so a user's own prompt in
@@ -56,6 +58,7 @@ async def preplan(
     system: str | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
     client: httpx.AsyncClient | None = None,
+    outbound: Outbound | None = None,
 ) -> Plan:
     """Ask `target` once for at most `tasks_max` tasks towards `goal`.
 
@@ -63,11 +66,11 @@ async def preplan(
     receives the call's `UsageRecorded` (category `norris-preplan`) and a `Status` when the
     list was cut to `tasks_max`. Never raises, except `asyncio.CancelledError`.
     """
-    from aish.agent.outbound import REQUEST_FAILURES, chat  # httpx stays out of start-up
+    from aish.agent.outbound import REQUEST_FAILURES, door  # httpx stays out of start-up
 
     messages = [Message("system", system_prompt(system, tasks_max)), Message("user", goal)]
     try:
-        reply = await chat(target, messages, client=client)
+        reply = await door(outbound).chat(target, messages, client=client)
     # CancelledError is a BaseException, so it passes through: the user interrupted the launch.
     except REQUEST_FAILURES as error:
         _log.warning("preplan via %s failed", target.name, exc_info=True)

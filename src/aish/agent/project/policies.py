@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 from aish.agent import gate
 
 if TYPE_CHECKING:
+    from aish.agent.outbound import Outbound
     from aish.config.project_scope import ConfigScope
 
 __all__ = ["DirectoryPolicies", "may_change_directory"]
@@ -47,10 +48,14 @@ class DirectoryPolicies:
     mode: gate.Mode
     cwd: Callable[[], str]
     yes_safe: bool = False
+    # The session's door: every policy made here redeems placeholders with its vault.
+    outbound: Outbound | None = None
 
     def __call__(self, action: gate.Action) -> gate.Policy:
         if isinstance(action, gate.ProposedCommand) and may_change_directory(action.command):
             loaded = self.scope.outside_projects()
         else:
             loaded = self.scope.loaded_for(self.cwd())
-        return gate.Policy.from_config(loaded.config, self.mode, yes_safe=self.yes_safe)
+        return gate.Policy.from_config(
+            loaded.config, self.mode, yes_safe=self.yes_safe, outbound=self.outbound
+        )

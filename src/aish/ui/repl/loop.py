@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import re
 import signal
@@ -19,26 +18,18 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
-from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, paths_under, route_line
-from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
-from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
-from aish.conversation.system_prompt import render_system_prompt
 from aish.run.undo import UndoRecorder
 from aish.ui.chat_view import ChatView
-from aish.ui.prompt_facts import prompt_facts
 from aish.ui.render.visible_text import visible
 from aish.ui.repl.continuation import InputAbandoned
 from aish.ui.repl.mcp_servers import ReplMcp
-from aish.ui.repl.memory import ReplMemory
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
-from aish.ui.repl.models import ReplModels
 from aish.ui.repl.prompt_line import prompt_text
 from aish.ui.repl.shell_commands import ShellCommands, ignoring, no_echo, start_shell
 from aish.ui.sandbox_review import SandboxReview
-from aish.ui.spending import SessionSpending
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -47,58 +38,47 @@ if TYPE_CHECKING:
     from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
-    from aish.config import ConfigScope, LoadedConfig
+    from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
+    from aish.session import Session
+    from aish.session.models import ModelChoice
+    from aish.session.records import SessionInfo, Store, UsageTotals
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
-    from aish.store import SessionInfo, Store, UsageTotals
     from aish.ui.repl.live_shell import ReplLiveShell
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
 
 class Repl:
-    """One interactive session. Implements the `ReplContext` that meta commands use."""
+    """One interactive session's terminal frontend. Implements the `ReplContext` that meta
+    commands use; what the session is (conversation, policies, log, ledger, memory, model
+    choice) is the `Session`'s, built by `aish` and handed in."""
 
-    def __init__(
-        self,
-        loaded: LoadedConfig,
-        store: Store,
-        session: SessionInfo,
-        model: str,
-        *,
-        reload: Callable[[str | None], LoadedConfig] | None = None,
-    ) -> None:
-        self._loaded = loaded
-        # The config of each directory (the project file there, when trusted): the gate takes
-        # it per action, and the REPL follows the user's shell into other projects with it.
-        self._scope: ConfigScope | None = None
-        self._project = ProjectState()
-        if reload is not None:
-            self._scope = _config_scope(reload, store)
-            self._project = self._scope.state(os.getcwd())  # where `loaded` was loaded for
-        self._store = store
-        self._session = session
-        self._model = model
-        self._facts = prompt_facts(loaded.config)
-        self.conversation = Conversation(render_system_prompt(self._facts))
-        self._policy = gate.Policy.from_config(loaded.config, "interactive")
-        self._norris_policy = gate.Policy.from_config(loaded.config, "norris")
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        loaded = session.loaded
+        session.conversation  # noqa: B018  (its system prompt is decided as the REPL starts)
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
-        # Lives as long as the session: its answers are cached for the session.
-        from aish.session import preset_resolver
-
-        self._second_opinion = SecondOpinion.from_config(
-            loaded.config, preset_resolver(loaded.config, os.environ)
-        )
         # What the gate judges chat commands against: the user's shell as it is at that moment.
         self._user_shell_facts = ShellFactsSource(self._user_shell_state)
-        self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
+        self._view = ChatView(
+            sys.stdout,
+            color=_color(),
+            show_reasoning=_reasoning(loaded),
+            outbound=session.outbound,
+        )
+        # Looked up through the view at call time (tests may wrap the view's render).
+        session.attach(
+            self._view,
+            say=lambda text: self._view.status(text),
+            render=lambda event: self._view.render(event),
+        )
         self._shell_task: asyncio.Task[ShellSession] | None = None
         self._commands = ShellCommands(
             self._shell,
@@ -116,22 +96,9 @@ class Repl:
         self._names_task: asyncio.Task[None] | None = None
         self._known_task: asyncio.Future[KnownCommands] | None = None
         self._live_completion: ReplLiveShell | None = None
-        self._log_failed = False
         self._prompt: PromptSession[str] | None = None
         self._listing: list[str] | None = None  # what `say` collects for the pager
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
-        # Looked up through the view at call time (tests may wrap the view's render).
-        self._memory = ReplMemory(
-            store,
-            loaded.config,
-            status=lambda text: self._view.status(text),
-            render=lambda event: self._view.render(event),
-            log=self._log,
-        )
-        self._models = ReplModels(
-            loaded.config, status=lambda text: self._view.status(text), log=self._log
-        )
-        self._spending = self._new_spending()
         # The last sandboxed Norris run's change set, until it is applied or discarded.
         self._sandbox_review = SandboxReview(self._view, self._log, lambda: self._commands.undo)
 
@@ -144,7 +111,7 @@ class Repl:
         # and never ends aish.
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
         self._shell_task = asyncio.create_task(self._start_shell())
-        self._memory.prune()
+        self.session.memory.prune()
         known_task = asyncio.ensure_future(asyncio.to_thread(KnownCommands.from_system))
         self._known_task = known_task
         prompt = self._prompt_session()
@@ -230,7 +197,7 @@ class Repl:
         route = route_line(line, self._known_with_shell(), paths_under(self.shell_cwd()))
         if route.target == "meta":
             self._log("meta", {"text": route.text})
-            self._memory.refresh(
+            self.session.memory.refresh(
                 self.conversation
             )  # `:history` shows the block the next turn would tell
             await run_meta(self, route.text)
@@ -246,33 +213,22 @@ class Repl:
     # ---- asking ------------------------------------------------------------------------------
 
     async def _ask(self, question: str) -> None:
-        from aish.errors import ConfigError
-        from aish.session import resolve_target
-
         self._mcp.at_turn_boundary()
-        try:
-            target = resolve_target(self._loaded.config, self._model, os.environ)
-        except ConfigError as error:
+        target = self.session.resolve()
+        if isinstance(target, str):
             self._log("user", {"text": question})
-            self._log("status", {"text": str(error)})
-            self._view.status(str(error))
+            self._log("status", {"text": target})
+            self._view.status(target)
             return
-        self._memory.refresh(self.conversation)
-        target = self._models.route(question, target)  # fixed for the whole tool sub-loop
-        turn = ChatTurn(
-            self.conversation,
+        self.session.memory.refresh(self.conversation)
+        target = self.models.route(question, target)  # fixed for the whole tool sub-loop
+        turn = self.session.chat_turn(
             target,
             self._view,
             self.run_authorized,
-            self._log,
-            policy=self._policy,
-            policy_source=self._policies("interactive", self.shell_cwd),
-            second_opinion=self._second_opinion,
-            fallback=self._models.fallback(target),
-            budget=self._models.budget(),
+            self.shell_cwd,
             shell_facts=self._user_shell_facts,
-            max_commands=self._loaded.config.safety.max_commands_per_reply,
-            **self._mcp.tool_options(),
+            tools=self._mcp.tool_options(),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -284,26 +240,19 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        from aish.agent.norris import NorrisBounds, NorrisRun, norris_models
-        from aish.errors import ConfigError
-        from aish.session import preset_resolver, resolve_target
         from aish.ui.agent_shell import AgentShell
 
-        config = self._loaded.config
+        config = self.session.config
         self._mcp.at_turn_boundary()
-        try:
-            active = resolve_target(config, self._model, os.environ)
-        except ConfigError as error:
-            self._log("status", {"text": str(error)})
-            self._view.status(str(error))
+        active = self.session.resolve()
+        if isinstance(active, str):
+            self._log("status", {"text": active})
+            self._view.status(active)
             return
-        models = norris_models(
-            config, active, preset_resolver(config, os.environ), self._view.render
-        )
+        models = self.session.norris_models(active, self._view.render)
         sandboxing, sandbox = await self._norris_sandbox()
         if not sandboxing:
             return
-        policy = dataclasses.replace(self._norris_policy, sandboxed=sandbox is not None)
         with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             agent = await AgentShell.start(
                 self.shell_cwd(),
@@ -316,27 +265,16 @@ class Repl:
             )
             agent.undo = self._commands.undo  # one :undo history for chat and Norris
             try:
-                run = NorrisRun(
+                run = self.session.norris_run(
                     goal,
-                    self.conversation,
-                    models.executor,
                     self._view,
+                    models,
                     agent.run_authorized,
                     lambda: agent.cwd,
-                    self._log,
-                    policy,
-                    NorrisBounds.from_config(
-                        config.norris, commands_per_step=config.safety.max_commands_per_reply
-                    ),
-                    second_opinion=self._second_opinion,
-                    planner=models.planner,
-                    tasks_max=config.norris.tasks_max,
-                    preplan_system=config.norris.preplan_system,
-                    fallback=self._models.fallback(models.executor),
-                    budget=self._models.budget(),
+                    mode="norris",
                     shell_facts=agent.facts,
-                    policy_source=self._policies("norris", lambda: agent.cwd),
-                    **self._mcp.tool_options(),
+                    tools=self._mcp.tool_options(),
+                    sandboxed=sandbox is not None,
                 )
                 await run.run()
             finally:
@@ -355,7 +293,7 @@ class Repl:
         from aish.run.sandbox import choose_sandbox
         from aish.run.sandbox.overlay import project_root
 
-        norris = self._loaded.config.norris
+        norris = self.session.loaded.config.norris
         cwd = self.shell_cwd()
         pending = self._sandbox_review.pending
         if pending is not None:
@@ -408,7 +346,7 @@ class Repl:
         return self._store
 
     def memory_block(self, *, force: bool = False) -> str:
-        return self._memory.block(self.conversation, force=force)
+        return self.session.memory.block(self.conversation, force=force)
 
     async def ask_key(self, question: str, keys: dict[str, str]) -> str | None:
         return await self._view.ask_key(question, keys)
@@ -420,10 +358,10 @@ class Repl:
             return None
 
     async def summarize_memory(self) -> list[Candidate]:
-        return await self._memory.summarize(self._session.id, self._model)
+        return await self.session.memory.summarize(self._info.id, self.session.model)
 
     def session_source(self) -> str:
-        return f"session {self._session.id}"
+        return f"session {self._info.id}"
 
     # ---- running commands --------------------------------------------------------------------
 
@@ -442,7 +380,7 @@ class Repl:
 
     def safety_rules(self) -> UserRules:
         """The user's own safety rules, for `:safety check` and `:safety rules`."""
-        return self._policy.user_rules
+        return self.session.policy.user_rules
 
     def _after_command(self, run: CommandRun, shell: ShellSession) -> None:
         self.conversation.note_command(run)
@@ -450,42 +388,34 @@ class Repl:
         self._names_task = asyncio.create_task(self._refresh_names(shell))
         self._follow_project()
 
-    def _policies(self, mode: gate.Mode, cwd: Callable[[], str]) -> gate.PolicySource | None:
-        """The gate's policy per action, from the config of the directory `cwd()` names."""
-        if self._scope is None:
-            return None
-        from aish.agent.project import DirectoryPolicies
-
-        return DirectoryPolicies(self._scope, mode, cwd)
-
     def _follow_project(self) -> None:
         """When the project file governing the user's shell's directory is another one now (or
         the same one, trusted or edited since), the config follows it; said in one line."""
-        if self._scope is None:
-            return
+        said = set(self.session.loaded.warnings)
         try:
-            state, loaded = self._scope.at(self.shell_cwd())
+            followed = self.session.follow(self.shell_cwd())
         except Exception as error:  # a failing load keeps the config in use, and says so
             import logging
 
             logging.getLogger("aish.repl").exception("cannot load the config here")
             self._view.status(f"config not reloaded for this directory: {error}")
             return
-        if state == self._project:
+        if followed is None:
             return
         from aish.config.project_scope import home_directory
         from aish.ui.project_review import change_lines
 
-        before, self._project = self._project, state
-        said = set(self._loaded.warnings)
-        notes = self._use_config(loaded)
+        before, loaded = followed
+        notes = self.session.use_config(loaded)
+        self._after_config()
         home = home_directory(os.environ)
+        state = self.session.project
         for line in [*change_lines(state, before, loaded.warnings, said, home), *notes]:
             self._view.status(line)
 
     async def _start_shell(self) -> ShellSession:
         shell = await start_shell(
-            self._loaded.config.ui.shell,
+            self.session.loaded.config.ui.shell,
             self._start_cwd,
             on_notice=self._show_notice,
             on_background_output=self._show_background,
@@ -582,7 +512,7 @@ class Repl:
 
     def _prompt_message(self) -> str:
         return prompt_text(
-            self._model, self.shell_cwd(), self._commands.last_status, norris=self._norris_on
+            self.session.model, self.shell_cwd(), self._commands.last_status, norris=self._norris_on
         )
 
     def _prompt_session(self) -> PromptSession[str]:
@@ -626,13 +556,13 @@ class Repl:
             accept_search()
             event.app.current_buffer.validate_and_handle()
 
-        vi = self._loaded.config.ui.edit_mode == "vi"
+        vi = self.session.loaded.config.ui.edit_mode == "vi"
         live = ReplLiveShell(
             self._started_shell,
             self.shell_cwd,
             self._completion_names,
-            shell_choice=self._loaded.config.ui.shell,
-            timeout_s=self._loaded.config.ui.completion_timeout_s,
+            shell_choice=self.session.loaded.config.ui.shell,
+            timeout_s=self.session.loaded.config.ui.completion_timeout_s,
         )
         self._live_completion = live
         self._prompt = PromptSession(
@@ -665,23 +595,16 @@ class Repl:
 
     @property
     def model_name(self) -> str:
-        return self._model
+        return self.session.model
 
     def model_names(self) -> list[str]:
-        return list(self._loaded.config.models)
+        return list(self.session.config.models)
 
     def model_line(self, name: str) -> str:
-        preset = self._loaded.config.models.get(name)
-        if preset is None:
-            return f"{name}: (unknown)"
-        return f"{name}: {preset.model} via {preset.api} at {preset.endpoint}"
+        return self.session.model_line(name)
 
     def switch_model(self, name: str) -> str | None:
-        if name not in self._loaded.config.models:
-            return f"unknown model preset '{name}' (known: {', '.join(self._loaded.config.models)})"
-        self._model = name
-        self._log("status", {"text": f"model switched to {name}"})
-        return None
+        return self.session.switch_model(name)
 
     def reset_conversation(self) -> None:
         self.conversation.reset()
@@ -690,7 +613,7 @@ class Repl:
     def save_session(self, name: str) -> str:
         """A snapshot of the conversation as it is now, under `name`; this session goes on
         (a `:reset` after it does not reach the snapshot)."""
-        self._store.copy_session(self._session.id, name=name)
+        self._store.copy_session(self._info.id, name=name)
         return f"session saved as '{name}' ({_turns(self.conversation.exchange_count())})"
 
     def load_session(self, name: str) -> str:
@@ -699,29 +622,28 @@ class Repl:
         found = self._store.find_session(name)
         if found is None:
             return f"no session named '{name}' (:sessions lists them)"
-        self._session = self._store.copy_session(found.id)
-        self._spending = self._new_spending()
+        self.session.use_session(self._store.copy_session(found.id))
         return self.resume(label=f"'{name}'")
 
     def resume(self, *, model_given: bool = False, label: str | None = None) -> str:
         """Take up the current session's logged conversation, its model and its last cwd
         (for a shell not started yet; shell state itself — variables, aliases — is gone)."""
-        turns = [(t.kind, t.payload) for t in self._store.turns(self._session.id)]
+        turns = [(t.kind, t.payload) for t in self._store.turns(self._info.id)]
         self.conversation = Conversation.replay(self.conversation.system_prompt, turns)
-        if not model_given and self._session.model in self._loaded.config.models:
-            self._model = self._session.model
+        if not model_given and self._info.model in self.session.config.models:
+            self.session.model = self._info.model
         # The user's shell resumes where the user's own commands left it, not the agent's.
         cwds = [
             str(p.get("cwd_after", ""))
             for k, p in turns
             if k == "command" and p.get("shell") != "agent"
         ]
-        last_cwd = next((c for c in reversed(cwds) if c), self._session.cwd)
+        last_cwd = next((c for c in reversed(cwds) if c), self._info.cwd)
         if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
             self._start_cwd = last_cwd
-        label = label or self._session.name or f"#{self._session.id}"
+        label = label or self._info.name or f"#{self._info.id}"
         told = _turns(self.conversation.exchange_count())
-        return f"[aish] continuing session {label}: {told} with {self._model}"
+        return f"[aish] continuing session {label}: {told} with {self.session.model}"
 
     def session_lines(self) -> list[str]:
         import time
@@ -730,10 +652,10 @@ class Repl:
         for summary in self._store.list_sessions():
             info = summary.info
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.last_at))
-            mark = "*" if info.id == self._session.id else " "
+            mark = "*" if info.id == self._info.id else " "
             label = info.name or f"#{info.id}"
             # Counted as the resume line and `:tokens` count: questions in the conversation.
-            if info.id == self._session.id:
+            if info.id == self._info.id:
                 count = self.conversation.exchange_count()
             else:
                 logged = [(t.kind, t.payload) for t in self._store.turns(info.id)]
@@ -753,7 +675,7 @@ class Repl:
         session still has it pending)."""
         from aish.agent.project import SummaryLimits, project_summary
 
-        context = self._loaded.config.context
+        context = self.session.loaded.config.context
         limits = SummaryLimits(
             max_files=context.project_max_files, max_depth=context.project_max_depth
         )
@@ -771,82 +693,61 @@ class Repl:
         return self._store
 
     def loaded_config(self) -> LoadedConfig:
-        return self._loaded
+        return self.session.loaded
 
     def reload_config(self) -> str:
         """Load the config again (a project file just trusted or revoked applies now) and
         rebuild what was made from it; the new notices, one per line."""
-        if self._scope is None:
+        reloaded = self.session.reload(self.shell_cwd())
+        if reloaded is None:
             return "aish: the config cannot be reloaded here"
-        self._scope.forget()  # the user's own files may have changed too: read everything again
-        self._project, loaded = self._scope.at(self.shell_cwd())
-        notes = self._use_config(loaded)
+        loaded, notes = reloaded
+        self._after_config()
         return "\n".join(f"aish: {line}" for line in [*loaded.warnings, *notes])
 
-    def _use_config(self, loaded: LoadedConfig) -> list[str]:
-        """Rebuild what was made from the config; what to tell the user about the change."""
-        old = self._loaded.config
-        config = loaded.config
-        self._loaded = loaded
-        self._policy = gate.Policy.from_config(config, "interactive")
-        self._norris_policy = gate.Policy.from_config(config, "norris")
-        from aish.session import preset_resolver
-
-        self._second_opinion = SecondOpinion.from_config(
-            config, preset_resolver(config, os.environ)
-        )
-        # What `:route`, `:fallback` and `:cost limit` set this session, and the token
-        # counter's calibration, stay; what comes from the config follows it.
-        self._models.use_config(config)
+    def _after_config(self) -> None:
+        """What the terminal side made from the config follows the session's new one."""
+        config = self.session.config
         self._commands.use_context(config.context)
-        self._memory.use_config(config)
         if self._live_completion is not None:
             self._live_completion.timeout_s = config.ui.completion_timeout_s
-        lines: list[str] = []
-        if config.mcp != old.mcp:
-            lines.append("MCP server changes apply when aish starts again")
-        if self._model not in config.models and config.models:
-            if old.models:
-                lines.append(f"model preset '{self._model}' is gone; :model picks another")
-            else:  # there was none to choose (`aish init` just wrote the file): take the default
-                from aish.config.targets import preset_name
-
-                self.switch_model(preset_name(config) or "")
-                lines.append(f"model: {self.model_line(self._model)}")
-        return lines
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
-        return self._store.usage_totals(self._session.id, by=by)
+        return self._store.usage_totals(self._info.id, by=by)
 
     def set_cost_limit(self, dollars: float | None) -> None:
-        self._spending.limit = dollars
-        self._log("status", {"text": f"cost limit {dollars}"})
+        self.session.set_cost_limit(dollars)
 
-    def _new_spending(self) -> SessionSpending:
-        """The ledger of the current session; every call's usage goes there, and the spending
-        stop is checked before each call (`agent.outbound`)."""
-        from aish.agent import outbound
-
-        spending = SessionSpending(
-            self._store,
-            self._session.id,
-            self._loaded.config.cost,
-            say=lambda text: self._view.status(text),
-        )
-        previous = getattr(self, "_spending", None)
-        if previous is not None:  # `:cost limit` holds for the whole REPL, whichever session
-            spending.limit = previous.limit
-        self._view.on_usage = spending.record
-        outbound.SESSION.refuse = spending.refuse
-        return spending
+    def secrets_in_use(self) -> Mapping[str, int]:
+        return self.session.outbound.vault.placeholders()
 
     @property
-    def models(self) -> ReplModels:
-        return self._models
+    def models(self) -> ModelChoice:
+        return self.session.models
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.session.conversation
+
+    @conversation.setter
+    def conversation(self, conversation: Conversation) -> None:
+        self.session.conversation = conversation
+
+    @property
+    def _store(self) -> Store:
+        store = self.session.store
+        assert store is not None, "the REPL's session has a store"
+        return store
+
+    @property
+    def _info(self) -> SessionInfo:
+        info = self.session.info
+        assert info is not None, "the REPL's session is logged"
+        return info
 
     async def tokens_line(self) -> str:
-        return await self._models.tokens_line(
-            self.conversation, self._model, self.shell_cwd(), self._mcp.servers
+        return await self.session.models.tokens_line(
+            self.conversation, self.session.model, self.shell_cwd(), self._mcp.servers
         )
 
     def shell_cwd(self) -> str:
@@ -884,21 +785,7 @@ class Repl:
     # ---- the session log ---------------------------------------------------------------------
 
     def _log(self, kind: str, payload: Mapping[str, Any]) -> None:
-        from aish.store import StoreError
-
-        try:
-            self._store.append_turn(self._session.id, kind, payload)
-        except StoreError as error:
-            if not self._log_failed:  # say it once; aish keeps working without its log
-                self._log_failed = True
-                self._view.status(f"session log unavailable: {error}")
-
-
-def _config_scope(load: Callable[[str | None], LoadedConfig], store: Store) -> ConfigScope:
-    from aish.config.project_scope import ConfigScope, home_directory
-    from aish.ui.project_trust import trust_lookup
-
-    return ConfigScope(load, trust_lookup(store), home_directory(os.environ))
+        self.session.log(kind, payload)
 
 
 def _color() -> bool:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from aish.conversation.context import Conversation
     from aish.mcp import McpTool, ServerStatus
     from aish.safety.rules.user import UserRules
-    from aish.ui.repl.models import ReplModels
+    from aish.session.models import ModelChoice
 
 __all__ = [
     "AttachesContext",
@@ -113,7 +113,7 @@ class ChoosesModels(Protocol):
     """A REPL with auto-routing, the cloud fallback and a context budget (§3, §8)."""
 
     @property
-    def models(self) -> ReplModels: ...
+    def models(self) -> ModelChoice: ...
 
     async def tokens_line(self) -> str: ...
 

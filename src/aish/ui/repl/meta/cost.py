@@ -9,10 +9,11 @@ values.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from aish.store import UsageTotals
+    from aish.session.records import UsageTotals
     from aish.ui.repl.meta.context import ReplContext
 
 COST_USAGE = "usage: :cost, :cost detail or :cost limit <usd>"
@@ -62,10 +63,20 @@ def _limit(repl: KnowsCost, text: str) -> str:
     return f"spending stop: ${dollars:g} for this session (calls to models off this machine)"
 
 
-async def secrets(repl: ReplContext, args: str) -> None:
-    from aish.agent.outbound import SESSION
+@runtime_checkable
+class KeepsSecrets(Protocol):
+    """A REPL whose session keeps secrets from cloud models."""
 
-    in_use = SESSION.vault.placeholders()
+    def secrets_in_use(self) -> Mapping[str, int]:
+        """The session's placeholders in use: a count per type, never a value."""
+        ...
+
+
+async def secrets(repl: ReplContext, args: str) -> None:
+    if not isinstance(repl, KeepsSecrets):
+        repl.say("secrets are not available here")
+        return
+    in_use = repl.secrets_in_use()
     if not in_use:
         repl.say('no secrets replaced in this session (secrets = "scrub" presets only)')
         return

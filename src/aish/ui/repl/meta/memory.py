@@ -14,7 +14,7 @@ from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
-    from aish.store import MemoryItem, Store
+    from aish.session.records import MemoryItem, Store
     from aish.ui.repl.meta.context import ReplContext
 
 MEMORY_USAGE = (
@@ -78,8 +78,7 @@ async def remember(repl: ReplContext, args: str) -> None:
 
 
 async def memory(repl: ReplContext, args: str) -> None:
-    from aish.agent.outbound import REQUEST_FAILURES
-    from aish.store import StoreError
+    from aish.session.records import REQUEST_FAILURES, StoreError
 
     if not isinstance(repl, KeepsMemory):
         repl.say("memory is not available here")

@@ -19,7 +19,7 @@ from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config import LoadedConfig
-    from aish.store import Store
+    from aish.session.records import Store
     from aish.ui.repl.meta.context import ReplContext
 
 TRUST_USAGE = "usage: :trust, or :trust --revoke [path]"
@@ -80,8 +80,8 @@ async def trust(repl: ReplContext, args: str) -> None:
 
 async def _review_and_ask(repl: TrustsProjects, path: Path) -> list[str]:
     """Show the file, ask, record on `y`; the lines left to say (not yet escaped)."""
+    from aish.session.trust import Review, record_trust, review_file
     from aish.ui.project_review import NOT_RECORDED, review_lines, trust_question
-    from aish.ui.project_trust import Review, record_trust, review_file
 
     store = repl.trust_store()
     review = review_file(store, path)
@@ -99,8 +99,8 @@ async def _review_and_ask(repl: TrustsProjects, path: Path) -> list[str]:
 
 
 async def _revoke(repl: TrustsProjects, path: Path) -> None:
+    from aish.session.trust import revoke_file
     from aish.ui.project_review import foreign
-    from aish.ui.project_trust import revoke_file
 
     outcome = revoke_file(repl.trust_store(), path)
     lines = outcome.lines

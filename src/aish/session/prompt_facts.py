@@ -1,9 +1,9 @@
 """What the system prompt says about the user's surroundings, decided once per conversation.
 
-Shared by the REPL and `aish goal`: the shell aish really runs (not merely the one `$SHELL`
-names), the OS, whether tools may be offered — from whether MCP servers are configured,
-never from which are up at the moment — and whether some preset has its secrets scrubbed, so
-the system prompt cannot change mid-conversation.
+Made once per session (`Session.conversation`), for the REPL and `aish goal`: the shell aish
+really runs (not merely the one `$SHELL` names), the OS, whether tools may be offered — from
+whether MCP servers are configured, never from which are up at the moment — and whether some
+preset has its secrets scrubbed, so the system prompt cannot change mid-conversation.
 """
 
 from __future__ import annotations

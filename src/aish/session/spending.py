@@ -5,7 +5,8 @@ Each `UsageRecorded` event — chat, Norris, the preplanner, the second opinion,
 descriptions — arrives here once, already priced (`store.pricing`), and becomes one ledger row.
 Only known costs count toward the thresholds; a call nothing could price is recorded as
 unknown, never as $0. Once the stop is reached, calls to models off this machine are refused
-(`refuse`, consulted by `agent.outbound` before every call) until `:cost limit <usd>` raises it.
+(`refuse`, consulted by the session's `Outbound` before every call) until `:cost limit <usd>`
+raises it.
 """
 
 from __future__ import annotations

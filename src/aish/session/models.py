@@ -1,4 +1,8 @@
-"""Which model answers, and how much of the conversation it gets (§3, §8), for the REPL.
+"""Which model answers, and how much of the conversation it gets (§3, §8): the session's
+model choice (the REPL's switches, `aish goal`'s fallback and budget).
+
+The one place a preset name becomes a target for the session (`resolve`): a preset that cannot
+be used is one line to show, not an exception every caller catches.
 
 Per request: auto-routing by task type (`routing.auto`, `:route on|off`) may pick another
 preset for one question — the prompt keeps the user's model — and the cloud fallback
@@ -18,18 +22,19 @@ from aish.conversation.context import Conversation
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.outbound import Outbound
     from aish.agent.toolbox import ToolBox
     from aish.config.schema import AishConfig, RouteClass
     from aish.conversation.tokens import TokenCounter
     from aish.llm.types import ModelTarget, PresetResolver
 
-__all__ = ["ReplModels"]
+__all__ = ["ModelChoice"]
 
 _CLASSES: tuple[RouteClass, ...] = ("code", "reasoning", "default")
 
 
-class ReplModels:
-    """Routing, fallback and the context budget of one REPL session."""
+class ModelChoice:
+    """Routing, fallback and the context budget of one session."""
 
     def __init__(
         self,
@@ -37,8 +42,10 @@ class ReplModels:
         *,
         status: Callable[[str], None],
         log: Callable[[str, Mapping[str, Any]], None],
+        outbound: Outbound | None = None,
     ) -> None:
         self._config = config
+        self._outbound = outbound  # the session's door, for the summariser's questions
         self._status = status
         self._log = log
         self.auto = config.routing.auto
@@ -59,6 +66,16 @@ class ReplModels:
         """A reloaded config: presets and classes from it; the session's switches stay."""
         self._config = config
 
+    def resolve(self, name: str) -> ModelTarget | str:
+        """The target of preset `name`, or one line saying why it cannot be used."""
+        from aish.errors import ConfigError
+        from aish.session.model_targets import resolve_target
+
+        try:
+            return resolve_target(self._config, name, os.environ)
+        except ConfigError as error:
+            return str(error)
+
     # ---- per request -------------------------------------------------------------------------
 
     def route(self, question: str, active: ModelTarget) -> ModelTarget:
@@ -67,7 +84,7 @@ class ReplModels:
             return active
         from aish.agent.model_class import routed_target
 
-        target, said = routed_target(self._config, question, active, self._targets())
+        target, said = routed_target(self._config, question, active, self.resolver())
         if said is not None:
             self._say(said)
         return target
@@ -77,7 +94,7 @@ class ReplModels:
         from aish.agent.fallback import fallback_target
 
         target, problem = fallback_target(
-            self._config, active, self._targets(), enabled=self.fallback_on
+            self._config, active, self.resolver(), enabled=self.fallback_on
         )
         if problem is not None and problem not in self._problems_said:
             self._problems_said.add(problem)  # said once per session, not every turn
@@ -87,10 +104,13 @@ class ReplModels:
     def budget(self) -> ContextBudget:
         from aish.agent.context_budget import ContextBudget
 
-        return ContextBudget.from_config(self._config, self._targets(), self.counter)
+        return ContextBudget.from_config(
+            self._config, self.resolver(), self.counter, self._outbound
+        )
 
-    def _targets(self) -> PresetResolver:
-        from aish.session import preset_resolver
+    def resolver(self) -> PresetResolver:
+        """Preset names → targets, from this config and the environment as it is then."""
+        from aish.session.model_targets import preset_resolver
 
         return preset_resolver(self._config, os.environ)
 
@@ -139,13 +159,10 @@ class ReplModels:
         from aish.agent.toolbox import offered
         from aish.conversation.tokens import TokenCount, format_token_report, model_key
         from aish.endpoints import is_loopback_endpoint
-        from aish.errors import ConfigError
-        from aish.session import resolve_target
 
-        try:
-            target = resolve_target(self._config, model, os.environ)
-        except ConfigError as error:
-            return str(error)
+        target = self.resolve(model)
+        if isinstance(target, str):
+            return target
         messages = conversation.as_seen_by_model(cwd=cwd)
         specs = offered(target, tools)
         count = self.counter.estimate(model_key(target), messages, specs)

@@ -1,4 +1,4 @@
-"""The REPL's memory: the `[background]` block kept up to date with the store, and
+"""The session's memory: the `[background]` block kept up to date with the store, and
 `:memory summarize` on this session's log.
 
 Any aish process may change what is remembered; before each turn the store's memory version
@@ -17,13 +17,14 @@ from aish.conversation.background import render_background
 if TYPE_CHECKING:
     from aish.agent.events import AgentEvent
     from aish.agent.memory_summary import Candidate
+    from aish.agent.outbound import Outbound
     from aish.config.schema import AishConfig
     from aish.conversation.context import Conversation
     from aish.store import Store
 
 
-class ReplMemory:
-    """What one REPL session remembers and tells; the store is shared with other processes."""
+class SessionMemory:
+    """What one session remembers and tells; the store is shared with other processes."""
 
     def use_config(self, config: AishConfig) -> None:
         """A reloaded config's memory settings, from the next refresh on."""
@@ -37,8 +38,10 @@ class ReplMemory:
         status: Callable[[str], None],
         render: Callable[[AgentEvent], None],
         log: Callable[[str, Mapping[str, Any]], None],
+        outbound: Outbound | None = None,
     ) -> None:
         self.store = store
+        self._outbound = outbound  # the session's door: the summarizer's question passes it
         self._config = config
         self._status = status
         self._render = render
@@ -89,7 +92,7 @@ class ReplMemory:
         name = config.memory.summarizer_model or ("fast" if "fast" in config.models else None)
         target = resolve_target(config, name or model, os.environ)
         turns = [(t.kind, t.payload) for t in self.store.turns(session_id)]
-        text, candidates = await summarize(target, turns, self._render)
+        text, candidates = await summarize(target, turns, self._render, self._outbound)
         if text:
             self._log(SUMMARY_KIND, {"text": text, "model": target.name})
         return candidates

@@ -1,8 +1,9 @@
 """Project trust backed by the store: the lookup the config loader is given, and what
 `:trust` / `:trust --revoke` do to the store, as lines to show.
 
-Config cannot import the store, so the loader takes `trust_lookup(store)`: a callable from a
-project file's path to the digest the user trusted. A store that fails counts as "not trusted"
+Config cannot import the store, so the loader takes `trust_lookup(store)` (or
+`trust_on_demand` where no store is kept open): a callable from a project file's path to the
+digest the user trusted. A store that fails counts as "not trusted"
 (the file is ignored with its notice), never as a crash and never as trusted.
 """
 
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.project import describe_project, digest_of, is_sensitive_line
 from aish.store.errors import StoreError
-from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
     from aish.config.project import TrustLookup
@@ -37,6 +37,18 @@ def trust_lookup(store: Store) -> TrustLookup:
             return None
 
     return lookup
+
+
+def trust_on_demand(path: Path) -> str | None:
+    """The trusted digest of a project file, for commands that keep no store open: the store
+    is opened only when the cwd has a project file (the loader asks only then)."""
+    from aish.store import Store
+
+    try:
+        with Store.open() as store:
+            return trust_lookup(store)(path)
+    except StoreError:
+        return None
 
 
 @dataclass
@@ -75,7 +87,7 @@ def review_file(store: Store, path: Path) -> Review | TrustOutcome:
     try:
         described = describe_project(path, data)
     except ValueError as exc:
-        return TrustOutcome([visible(f"{path}: {exc}; not trusted (fix it, then :trust)")])
+        return TrustOutcome([f"{path}: {exc}; not trusted (fix it, then :trust)"])
     digest = digest_of(data)
     try:
         if store.project_trust(path) == digest:
