@@ -28,15 +28,16 @@ from aish.agent.fallback import fallback_target
 from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
 from aish.agent.project import DirectoryPolicies
 from aish.agent.second_opinion import SecondOpinion
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
 from aish.conversation.tokens import TokenCounter
+from aish.run.agent_shell import AgentShell
+from aish.run.tool_calls import tool_options
 from aish.run.undo import UndoRecorder
 from aish.session import preset_resolver
-from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.prompt_facts import prompt_facts
-from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
     from aish.config.project_scope import ConfigScope
@@ -148,7 +149,7 @@ async def run_goal(
             preplan_system=config.norris.preplan_system,
             fallback=_fallback(config, models.executor, printer),
             budget=ContextBudget.from_config(config, targets, TokenCounter()),
-            shell_facts=agent_shell.facts,
+            shell_facts=ShellFactsSource(agent_shell.session.state_report),
             policy_source=None
             if scope is None
             else DirectoryPolicies(

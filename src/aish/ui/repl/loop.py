@@ -3,7 +3,8 @@
 Start-up order is chosen for a fast first prompt: the persistent shell starts in the
 background and the prompt appears at once; the first command waits for the shell if it is not
 ready yet. Everything that happens is written to the session log as it happens. Running a
-command (the user's line, or what the gate authorized) lives in `shell_commands`.
+command (the user's line, or what the gate authorized) lives in `aish.run.user_shell`; its
+output on the terminal in `shell_output`.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from aish.agent.routing import KnownCommands, paths_under, route_line
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.config.project_scope import ProjectState
-from aish.conversation.context import CommandRun, Conversation, run_payload
+from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.system_prompt import render_system_prompt
+from aish.run.record import record_run
 from aish.run.undo import UndoRecorder
+from aish.run.user_shell import UserShell, start_user_shell
+from aish.ui import type_ahead
 from aish.ui.chat_view import ChatView
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.render.visible_text import visible
@@ -36,7 +40,7 @@ from aish.ui.repl.memory import ReplMemory
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
 from aish.ui.repl.models import ReplModels
 from aish.ui.repl.prompt_line import prompt_text
-from aish.ui.repl.shell_commands import ShellCommands, ignoring, no_echo, start_shell
+from aish.ui.repl.shell_output import ShellOutput, ignoring, no_echo
 from aish.ui.sandbox_review import SandboxReview
 from aish.ui.spending import SessionSpending
 
@@ -100,10 +104,14 @@ class Repl:
         self._user_shell_facts = ShellFactsSource(self._user_shell_state)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
         self._shell_task: asyncio.Task[ShellSession] | None = None
-        self._commands = ShellCommands(
+        self._output = ShellOutput()
+        self._commands = UserShell(
             self._shell,
             self._view,
+            self._output,
+            type_ahead,
             loaded.config.context,
+            self._record_run,
             self._after_command,
             UndoRecorder.from_config(loaded.config.undo),
         )
@@ -152,7 +160,7 @@ class Repl:
         exit_status = 0
         try:
             while not self._quit:
-                self._commands.end_partial_output_line()
+                self._output.end_partial_output_line()
                 try:
                     line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
@@ -286,8 +294,8 @@ class Repl:
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
         from aish.agent.norris import NorrisBounds, NorrisRun, norris_models
         from aish.errors import ConfigError
+        from aish.run.agent_shell import AgentShell
         from aish.session import preset_resolver, resolve_target
-        from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config
         self._mcp.at_turn_boundary()
@@ -334,7 +342,7 @@ class Repl:
                     preplan_system=config.norris.preplan_system,
                     fallback=self._models.fallback(models.executor),
                     budget=self._models.budget(),
-                    shell_facts=agent.facts,
+                    shell_facts=ShellFactsSource(agent.session.state_report),
                     policy_source=self._policies("norris", lambda: agent.cwd),
                     **self._mcp.tool_options(),
                 )
@@ -444,9 +452,11 @@ class Repl:
         """The user's own safety rules, for `:safety check` and `:safety rules`."""
         return self._policy.user_rules
 
-    def _after_command(self, run: CommandRun, shell: ShellSession) -> None:
-        self.conversation.note_command(run)
-        self._log("command", run_payload(run))
+    def _record_run(self, run: CommandRun) -> None:
+        """Every command the user's shell ran, for the model and the session log."""
+        record_run(run, self.conversation, self._log)
+
+    def _after_command(self, shell: ShellSession) -> None:
         self._names_task = asyncio.create_task(self._refresh_names(shell))
         self._follow_project()
 
@@ -484,7 +494,7 @@ class Repl:
             self._view.status(line)
 
     async def _start_shell(self) -> ShellSession:
-        shell = await start_shell(
+        shell = await start_user_shell(
             self._loaded.config.ui.shell,
             self._start_cwd,
             on_notice=self._show_notice,
@@ -570,8 +580,8 @@ class Repl:
 
     def _show_background(self, data: bytes) -> None:
         def show() -> None:
-            self._commands.write_output(data)
-            self._commands.end_partial_output_line()  # the prompt is drawn again below it
+            self._output.write_output(data)
+            self._output.end_partial_output_line()  # the prompt is drawn again below it
 
         self._above_prompt(show)
 
