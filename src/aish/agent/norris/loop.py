@@ -489,15 +489,15 @@ class NorrisRun:
         )
 
     async def _authorize(self, action: gate.Action) -> gate.Authorization:
-        authorization = await gate.authorize(
+        return await gate.authorize(
             action,
             self._policy_for(action),
             judge=self._judge if self.second_opinion is not None else None,
             halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
             facts=self.shell_facts,
+            log=self.log,
+            logged={"norris_step": self._step},
         )
-        self.log("decision", {**gate.decision_payload(authorization), "norris_step": self._step})
-        return authorization
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
