@@ -44,9 +44,9 @@ USER_LINE_DOORS = {
 # repository's programs (fsmonitor, hooks, filters) neutralised. Reviewed; a new one must be too.
 OWN_READ_ONLY_RUNNERS = {
     "agent/project/summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
-    "ui/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
-    "ui/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
-    "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
+    "run/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
+    "run/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
+    "run/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
     "agent/shell_facts.py:_run": "the gate's `git config --list` / `rev-parse --git-path` of "
     "the shell's cwd: the configuration git would read (listing it runs nothing it names)",
     "run/sandbox/overlay.py:project_root": "git rev-parse --show-toplevel: the tree a sandbox "

@@ -2,9 +2,11 @@
 
 The executors: `user_shell` (the user's persistent shell: their own line, and what the gate
 authorized, with the real terminal relayed), `agent_shell` (Norris's own shell, with a timeout)
-and `tool_calls` (MCP tool calls). Each runs what the model proposed only after
-`authorized.redeem` — the gate's `Authorization`, spent, and of the executor's kind — and each
-finished command is recorded once (`record.record_run`: the conversation and the session log).
+and `tool_calls` (MCP tool calls); `diff_apply` checks a reviewed diff and writes the command
+that applies it (through the gate and the user's shell). Each executor runs what the model
+proposed only after `authorized.redeem` — the gate's `Authorization`, spent, and of the
+executor's kind — and each finished command is recorded once (`record.record_run`: the
+conversation and the session log).
 What the frontend shows is handed in as small protocols (status lines, where output goes, the
 keys typed ahead); nothing here prints on its own account or asks a question.
 
