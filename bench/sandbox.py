@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from aish.run.agent_shell import AgentShell
 from aish.run.sandbox import Sandbox, apply_changes, sandbox_support
-from aish.ui.agent_shell import AgentShell
 from results import write_section  # bench/ is the script directory, so this resolves
 
 COMMAND_BUDGET_MS = 5.0

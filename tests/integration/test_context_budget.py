@@ -23,6 +23,7 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import SUMMARY_START
 from aish.conversation.tokens import TokenCounter
 from aish.llm.types import ModelTarget
+from aish.run.record import Record
 from aish.safety.bash.live_shell import ShellFacts
 from tests.support import ScriptedFrontend
 
@@ -249,10 +250,13 @@ async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
     )
     frontend = ScriptedFrontend()
 
-    async def run(authorization: gate.Authorization, timeout_s: float) -> CommandRun:
+    async def run(
+        authorization: gate.Authorization, timeout_s: float, *, record: Record
+    ) -> CommandRun:
         approved = gate.redeem(authorization)
         result = CommandRun(approved.command, 0, "/w", "/w", 0.01, "", "model", asked=False)
         conversation.note_command(result)
+        record(result)  # as the agent's shell does: the run's own record step
         return result
 
     norris = NorrisRun(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aish.agent.diffs import ProposedDiff, extract_diffs
-from aish.ui.diff_apply import apply_command, check_diff, diff_dir
+from aish.run.diff_apply import apply_command, check_diff, diff_dir
 
 GOOD = """\
 --- a/src/app.py

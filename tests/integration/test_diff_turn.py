@@ -18,7 +18,7 @@ from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
-from aish.ui.agent_shell import AgentShell
+from aish.run.agent_shell import AgentShell
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn

@@ -23,9 +23,10 @@ from aish.agent.events import (
 )
 from aish.agent.gate import Authorization
 from aish.agent.norris import NorrisRun
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import Message, ModelTarget
-from aish.ui.agent_shell import AgentShell
+from aish.run.agent_shell import AgentShell
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
@@ -313,7 +314,7 @@ async def test_a_norris_step_falls_back_and_the_next_step_asks_the_executor(
             lambda kind, payload: log.append((kind, dict(payload))),
             gate.Policy("norris"),
             fallback=target(rescue.url, "cloud"),
-            shell_facts=shell.facts,
+            shell_facts=ShellFactsSource(shell.session.state_report),
         )
         result = await run.run()
     finally:

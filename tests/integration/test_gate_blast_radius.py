@@ -16,9 +16,9 @@ import pytest
 from aish.agent import gate
 from aish.agent.events import Halt
 from aish.agent.shell_facts import ShellFactsSource
+from aish.run.agent_shell import AgentShell
 from aish.run.undo import SnapshotStore, UndoRecorder
 from aish.safety.bash.live_shell import ShellFacts
-from aish.ui.agent_shell import AgentShell
 from aish.ui.render.norris_frames import norris_pieces
 from tests.support import ScriptedFrontend
 

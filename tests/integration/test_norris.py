@@ -27,11 +27,12 @@ from aish.agent.events import (
 )
 from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
 from aish.agent.second_opinion import SecondOpinion
+from aish.agent.shell_facts import ShellFactsSource
 from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation
 from aish.llm.types import Message, ModelTarget
+from aish.run.agent_shell import AgentShell
 from aish.session import preset_resolver
-from aish.ui.agent_shell import AgentShell
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
@@ -99,7 +100,7 @@ async def run_norris(
             tasks=tasks,
             planned_by="planner" if tasks else None,
             fallback=fallback,
-            shell_facts=shell.facts,
+            shell_facts=ShellFactsSource(shell.session.state_report),
         )
         result = await run.run()
     finally:

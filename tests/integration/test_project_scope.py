@@ -19,12 +19,13 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.project import DirectoryPolicies
+from aish.agent.shell_facts import ShellFactsSource
 from aish.config import LoadedConfig, load_config
 from aish.config.project import digest_of
 from aish.config.project_scope import ConfigScope, ProjectState, project_state
+from aish.run.agent_shell import AgentShell
 from aish.session.trust import trust_lookup
 from aish.store import Store
-from aish.ui.agent_shell import AgentShell
 
 from ..conftest import ServeFn
 
@@ -149,7 +150,9 @@ def test_norris_steps_are_judged_where_the_agent_shell_is(
         try:
             for command in ("make test", "cd ../B && make test", "cd ../B", "make test"):
                 action = gate.ProposedCommand(command)
-                authorization = await gate.authorize(action, policies(action), facts=shell.facts)
+                authorization = await gate.authorize(
+                    action, policies(action), facts=ShellFactsSource(shell.session.state_report)
+                )
                 decided.append(f"{command}: {authorization.decision}")
                 if authorization.run:
                     await shell.run_authorized(authorization, 30)

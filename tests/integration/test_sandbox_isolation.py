@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from aish.agent.shell_facts import ShellFactsSource
+from aish.run.agent_shell import AgentShell
 from aish.run.sandbox import Sandbox, scan_changes
 from aish.run.sandbox.namespaces import LAUNCHER
-from aish.ui.agent_shell import AgentShell
 
 from ..sandbox_trees import require_sandbox, tree_state
 
@@ -143,7 +144,7 @@ async def test_writes_outside_the_tree_fail_and_are_reported(
     authorization = await gate.authorize(
         gate.ProposedCommand(f"echo x > {home_file}; echo y >> src/main.py"),
         gate.Policy("norris", sandboxed=True, sandbox_destructive="run"),
-        facts=agent.facts,
+        facts=ShellFactsSource(agent.session.state_report),
     )
     run = await agent.run_authorized(authorization, 30)
     assert "Read-only file system" in run.output

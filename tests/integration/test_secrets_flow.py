@@ -23,11 +23,12 @@ from aish.agent.memory_summary import summarize
 from aish.agent.norris import NorrisBounds, NorrisRun
 from aish.agent.outbound import Outbound
 from aish.agent.second_opinion import SecondOpinion
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
-from aish.ui.agent_shell import AgentShell
-from aish.ui.tool_runner import ToolRunner
+from aish.run.agent_shell import AgentShell
+from aish.run.tool_calls import ToolRunner
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
@@ -197,7 +198,7 @@ async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
         NorrisBounds(max_steps=8),
         second_opinion=opinion,
         planner=cloud(server.url, "planner"),
-        shell_facts=shell.facts,
+        shell_facts=ShellFactsSource(shell.session.state_report),
         outbound=session,
     )
     result = await norris.run()

@@ -24,8 +24,8 @@ from aish.config.schema import AishConfig
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
+from aish.run.tool_calls import ToolRunner
 from aish.session import preset_resolver
-from aish.ui.tool_runner import ToolRunner
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn

@@ -16,11 +16,12 @@ import pytest
 from aish.agent import gate
 from aish.agent.events import Halt, Status, ToolCallFinished, ToolCallStarted
 from aish.agent.norris import NorrisResult, NorrisRun
+from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
-from aish.ui.agent_shell import AgentShell
-from aish.ui.tool_runner import ToolRunner
+from aish.run.agent_shell import AgentShell
+from aish.run.tool_calls import ToolRunner
 from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
@@ -83,7 +84,7 @@ async def run(
             tools=servers,
             run_tool=ToolRunner(servers).run_authorized,
             max_tool_calls=max_tool_calls,
-            shell_facts=shell.facts,
+            shell_facts=ShellFactsSource(shell.session.state_report),
         ).run()
     finally:
         await shell.close()

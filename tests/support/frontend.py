@@ -103,7 +103,8 @@ class ScriptedFrontend:
 
     async def _review_diff(self, diff: ProposedDiff, cwd: str) -> Review:
         """As the REPL does: `apply` checks the diff applies and gives the command for it."""
-        from aish.ui.diff_apply import apply_command, check_diff
+        from aish.run.diff_apply import apply_command, check_diff
+        from aish.ui.render.diff_text import reason_line
 
         self.reviewed.append(diff)
         assert self.reviews, "a diff was offered: the script has no review answer"
@@ -114,7 +115,7 @@ class ScriptedFrontend:
             return None
         ok, reason = await check_diff(diff, cwd)
         if not ok:
-            self.render(Status(f"diff not applied: it does not apply ({reason})"))
+            self.render(Status(f"diff not applied: it does not apply ({reason_line(reason)})"))
             return None
         return apply_command(diff, cwd)
 

@@ -13,7 +13,7 @@ from aish.agent.diffs import (
     outside_project,
     summary_line,
 )
-from aish.ui.diff_apply import render_diff
+from aish.ui.render.diff_text import render_diff
 
 ONE_FILE = """\
 --- a/src/app.py

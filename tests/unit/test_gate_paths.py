@@ -3,8 +3,10 @@
 Whatever runs a process (the shell session's `run`, subprocess, exec, spawn), types into the
 shell (the session's `send`/`send_nowait`: bytes typed at a shell prompt run as a command) or
 calls an MCP tool (a `ToolBox`'s or `McpServers`' `call(tool, arguments)`, the SDK's
-`call_tool`) is an executor. Every executor must be reached only from the user's own typed line
-or from a function that redeems the gate's `Authorization` first. Only the gate makes
+`call_tool`) is an executor. Executors live in `aish.run` only (besides the reviewed read-only
+runners below), and every executor must be reached only from the user's own typed line or from a
+function that redeems the gate's `Authorization` first — through the one redeem check,
+`run/authorized.py:redeem`, the only caller of `gate.redeem`. Only the gate makes
 authorizations. A new executor or a new caller makes this test fail until it is reviewed and
 listed below.
 """
@@ -18,6 +20,10 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "aish"
 GATE = SRC / "agent" / "gate.py"
+# The one redeem check every executor starts with: `gate.redeem`, then the action's kind.
+REDEEM = "run/authorized.py:redeem"
+# The home of execution: every executor (but the reviewed read-only runners) is in here.
+RUN = "run/"
 
 # The shell room implements running commands and the mcp room calling tools; everything above
 # them must go through these doors.
@@ -29,7 +35,7 @@ STARTS_THE_SHELL = (SRC / "run" / "sandbox" / "launcher.py",)
 # Doors that run what the user typed themselves, never a model's proposal, each with the only
 # places it may be called from: in the end, the routed line the user typed.
 USER_LINE_DOORS = {
-    "ui/repl/shell_commands.py:ShellCommands.run_users_line": {"ui/repl/loop.py:Repl.run_command"},
+    "run/user_shell.py:UserShell.run_users_line": {"ui/repl/loop.py:Repl.run_command"},
     "ui/repl/loop.py:Repl.run_command": {"ui/repl/loop.py:Repl._handle"},
 }
 
@@ -38,9 +44,9 @@ USER_LINE_DOORS = {
 # repository's programs (fsmonitor, hooks, filters) neutralised. Reviewed; a new one must be too.
 OWN_READ_ONLY_RUNNERS = {
     "agent/project/summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
-    "ui/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
-    "ui/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
-    "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
+    "run/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
+    "run/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
+    "run/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
     "agent/shell_facts.py:_run": "the gate's `git config --list` / `rev-parse --git-path` of "
     "the shell's cwd: the configuration git would read (listing it runs nothing it names)",
     "run/sandbox/overlay.py:project_root": "git rev-parse --show-toplevel: the tree a sandbox "
@@ -75,7 +81,7 @@ _PROCESS_CALLS = {
 
 @dataclass(frozen=True)
 class Function:
-    key: str  # "ui/repl/shell_commands.py:ShellCommands._execute"
+    key: str  # "run/user_shell.py:UserShell._execute"
     name: str  # "_execute"
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -171,11 +177,47 @@ def redeems_before(function: Function, target: str) -> bool:
 def test_the_scan_sees_the_repl_executor() -> None:
     # If this fails, the scan lost sight of the shell: fix the scan before trusting the rest.
     assert executors(functions()) == {
-        "ui/repl/shell_commands.py:ShellCommands._execute",
-        "ui/agent_shell.py:AgentShell._execute",
-        "ui/tool_runner.py:ToolRunner._call_tool",
+        "run/user_shell.py:UserShell._execute",
+        "run/agent_shell.py:AgentShell._execute",
+        "run/tool_calls.py:ToolRunner._call_tool",
         *OWN_READ_ONLY_RUNNERS,
     }
+
+
+def test_executors_live_only_in_run() -> None:
+    # What runs a model's proposal (or the user's line) has one home below ui; only aish's own
+    # reviewed read-only looks may live elsewhere.
+    elsewhere = {
+        key
+        for key in executors(functions()) - set(OWN_READ_ONLY_RUNNERS)
+        if not key.startswith(RUN)
+    }
+    assert not elsewhere, f"executors outside {RUN}: {sorted(elsewhere)}"
+
+
+def _is_gate_redeem(call: ast.Call) -> bool:
+    return callee(call) == ("gate", "redeem")
+
+
+def test_the_redeem_check_is_written_once() -> None:
+    all_functions = functions()
+    by_key = {f.key: f for f in all_functions}
+    # Only the one check calls the gate's `redeem`, and nothing else is named `redeem`: a
+    # caller that "redeems first" (below) goes through it.
+    spenders = {f.key for f in all_functions if any(_is_gate_redeem(c) for c in calls(f))}
+    assert spenders == {REDEEM}, f"gate.redeem is called outside {REDEEM}: {sorted(spenders)}"
+    namesakes = {f.key for f in all_functions if f.name == "redeem" and f.key != REDEEM}
+    assert not namesakes - {f"{GATE.relative_to(SRC)}:redeem"}, sorted(namesakes)
+    for module, tree in modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "aish.agent.gate":
+                assert "redeem" not in [a.name for a in node.names], (
+                    f"{module}:{node.lineno} imports the gate's redeem by name"
+                )
+    # The check spends the authorization before it looks at anything else, and returns it.
+    made = calls(by_key[REDEEM])
+    assert made and _is_gate_redeem(min(made, key=lambda c: (c.lineno, c.col_offset)))
+    assert any(isinstance(n, ast.Return) for n in ast.walk(by_key[REDEEM].node))
 
 
 def _scanned(source: str) -> list[bool]:
@@ -294,7 +336,7 @@ def test_nothing_passes_model_as_a_run_source_outside_the_gate() -> None:
 
 
 def test_the_agent_runs_nothing_itself() -> None:
-    # The agent proposes and asks the gate; executors live in frontends and redeem.
+    # The agent proposes and asks the gate; executors live in `aish.run` and redeem.
     for module, tree in modules():
         if not module.startswith("agent/"):
             continue

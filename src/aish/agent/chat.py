@@ -216,16 +216,15 @@ class ChatTurn:
 
     async def _authorize(self, command: str | gate.ProposedToolCall) -> gate.Authorization:
         action = gate.ProposedCommand(command) if isinstance(command, str) else command
-        authorization = await gate.authorize(
+        return await gate.authorize(
             action,
             self._policy_for(action),
             confirmer=self.frontend,
             describe=self.describe,
             judge=self._judge if self.second_opinion is not None else None,
             facts=self.shell_facts,
+            log=self.log,
         )
-        self.log("decision", gate.decision_payload(authorization))
-        return authorization
 
     def _policy_for(self, action: gate.Action) -> gate.Policy:
         policy = self.policy if self.policy_source is None else self.policy_source(action)

@@ -13,8 +13,8 @@ project (an absolute path, `..`, a symlink out, `.git/`) is never offered.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from aish.agent import gate
 from aish.agent.diffs import ProposedDiff, extract_diffs, outside_project, summary_line
@@ -72,7 +72,7 @@ async def offer_diffs(
     confirmer: gate.Confirmer,
     policy: gate.Policy,
     run_authorized: Callable[[gate.Authorization], Awaitable[CommandRun]],
-    log: Callable[[str, dict[str, object]], None],
+    log: Callable[[str, Mapping[str, Any]], None],
 ) -> bool:
     """Offer each diff of `text`; False when the user cancelled (nothing more of the turn)."""
     if not isinstance(frontend, ReviewsDiffs) or policy.mode != "interactive":
@@ -90,9 +90,12 @@ async def offer_diffs(
         if review is None:
             continue
         authorization = await gate.authorize(
-            gate.ProposedCommand(review), policy, confirmer=_Applying(confirmer)
+            gate.ProposedCommand(review),
+            policy,
+            confirmer=_Applying(confirmer),
+            log=log,
+            logged={"diff": summary_line(diff)},
         )
-        log("decision", {**gate.decision_payload(authorization), "diff": summary_line(diff)})
         if authorization.outcome == "cancel":
             return False
         if not authorization.run:

@@ -471,12 +471,31 @@ async def authorize(
     judge: Judge | None = None,
     halt: HaltPrompt | None = None,
     facts: FactsSource | None = None,
+    log: Callable[[str, Mapping[str, Any]], None] | None = None,
+    logged: Mapping[str, Any] | None = None,
 ) -> Authorization:
     """Decide, ask whoever must be asked, and issue the one `Authorization` an executor takes.
 
     With no `confirmer` an action that must ask is not run; with no `halt` prompt (or in
-    headless mode) a halted action is refused.
+    headless mode) a halted action is refused. The decision goes to the session `log` (a
+    `decision` turn, with the caller's `logged` fields) — chat, Norris and the diff review
+    alike.
     """
+    authorization = await _authorize(action, policy, confirmer, describe, judge, halt, facts)
+    if log is not None:
+        log("decision", {**decision_payload(authorization), **(logged or {})})
+    return authorization
+
+
+async def _authorize(
+    action: Action,
+    policy: Policy,
+    confirmer: Confirmer | None,
+    describe: Describer | None,
+    judge: Judge | None,
+    halt: HaltPrompt | None,
+    facts: FactsSource | None,
+) -> Authorization:
     assessment = await assess(action, policy, judge, facts)
     if assessment.decision == "run":
         return _issue(policy.outbound, action, assessment, "auto", run=True)

@@ -5,7 +5,7 @@ boundary (`offered`: nothing to a preset with `tools = false`), turns each call 
 into the gate's `ProposedToolCall` — or into the error the model is told instead, for a tool
 that is not offered or arguments that are not a JSON object (`prepare`) — and hands what the
 gate authorized to the frontend's `ToolExecutor`, which redeems the authorization before it
-calls anything (`aish.ui.tool_runner`). `ToolRound` answers every call of a reply exactly once,
+calls anything (`aish.run.tool_calls`). `ToolRound` answers every call of a reply exactly once,
 in the conversation and the session log, so no request ever carries a dangling call.
 
 `aish.mcp.McpServers` is a `ToolBox`; this module does not import the mcp room (its SDK is slow

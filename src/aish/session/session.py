@@ -31,8 +31,7 @@ if TYPE_CHECKING:
     from aish.agent import gate
     from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
     from aish.agent.events import UsageRecorded
-    from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisRun
-    from aish.agent.norris import NorrisModels
+    from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.shell_facts import FactsSource
     from aish.config import ConfigScope, LoadedConfig

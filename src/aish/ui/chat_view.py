@@ -246,7 +246,8 @@ class ChatView:
         """Show the diff coloured with its per-file summary and ask `[a]pply / [n]o`; on apply,
         check it applies and return the command that applies it (the gate judges that)."""
         from aish.agent.diffs import summary_line
-        from aish.ui.diff_apply import apply_command, check_diff, render_diff
+        from aish.run.diff_apply import apply_command, check_diff
+        from aish.ui.render.diff_text import reason_line, render_diff
 
         self.end_line()
         width = shutil.get_terminal_size().columns
@@ -261,7 +262,7 @@ class ChatView:
             return None
         ok, reason = await check_diff(diff, cwd)
         if not ok:
-            self.status(f"diff not applied: it does not apply ({visible(reason)})")
+            self.status(f"diff not applied: it does not apply ({reason_line(reason)})")
             return None
         return apply_command(diff, cwd)
 

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from aish.agent.events import Status
 from aish.agent.norris import NorrisResult
+from aish.agent.shell_facts import ShellFactsSource
+from aish.run.agent_shell import AgentShell
+from aish.run.tool_calls import tool_options
 from aish.run.undo import UndoRecorder
-from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
-from aish.ui.tool_runner import tool_options
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -88,7 +89,7 @@ async def run_goal(
             agent_shell.run_authorized,
             lambda: agent_shell.cwd,
             mode="headless",
-            shell_facts=agent_shell.facts,
+            shell_facts=ShellFactsSource(agent_shell.session.state_report),
             tools=tool_options(servers, config.mcp.max_tool_calls),
             sandboxed=sandbox is not None,
             yes_safe=options.yes_safe,

@@ -61,8 +61,9 @@ from aish.agent.norris.bounds import NorrisBounds
 from aish.agent.norris.prompt import INSTRUCTIONS, StepFacts, step_message
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
-from aish.conversation.context import CommandRun, Conversation, run_payload
+from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
+from aish.run.record import Record, record_run
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
@@ -75,8 +76,14 @@ __all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
 
 _log = logging.getLogger("aish.norris")
 
-CommandRunner = Callable[[gate.Authorization, float], Awaitable[CommandRun]]
-"""Runs what the gate authorized (redeeming it) with a timeout: `AgentShell.run`."""
+
+class CommandRunner(Protocol):
+    """Runs what the gate authorized (redeeming it) with a timeout, and records the run with
+    `record` on its way out: `aish.run.agent_shell.AgentShell.run_authorized`."""
+
+    def __call__(
+        self, authorization: gate.Authorization, timeout_s: float, *, record: Record
+    ) -> Awaitable[CommandRun]: ...
 
 
 class NorrisFrontend(Frontend, gate.HaltPrompt, Protocol):
@@ -493,15 +500,15 @@ class NorrisRun:
         )
 
     async def _authorize(self, action: gate.Action) -> gate.Authorization:
-        authorization = await gate.authorize(
+        return await gate.authorize(
             action,
             self._policy_for(action),
             judge=self._judge if self.second_opinion is not None else None,
             halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
             facts=self.shell_facts,
+            log=self.log,
+            logged={"norris_step": self._step},
         )
-        self.log("decision", {**gate.decision_payload(authorization), "norris_step": self._step})
-        return authorization
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
@@ -535,17 +542,19 @@ class NorrisRun:
             # Unattended commands also stop at the wall clock; one the user approved runs
             # its course (cutting a deletion short would be worse than letting it finish).
             timeout = min(timeout, max(self._remaining_s(), 0.1))
-        run = await self.run_authorized(authorization, timeout)
+        run = await self.run_authorized(authorization, timeout, record=self._record)
         self.frontend.render(
             CommandFinished(
                 run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
             )
         )
-        self.conversation.note_command(run)
-        # `shell: agent`: it ran in the agent's shell, so resuming the session must not take
-        # its cwd for the user's shell.
-        self.log("command", {**run_payload(run), "norris_step": self._step, "shell": "agent"})
         return run
+
+    def _record(self, run: CommandRun) -> None:
+        """How the executor records a step's command: for the model and the session log,
+        with the step. `shell: agent`: it ran in the agent's shell, so resuming the session
+        must not take its cwd for the user's shell."""
+        record_run(run, self.conversation, self.log, norris_step=self._step, shell="agent")
 
     def _note(self, text: str) -> None:
         self.conversation.note(text)

@@ -3,7 +3,8 @@
 Start-up order is chosen for a fast first prompt: the persistent shell starts in the
 background and the prompt appears at once; the first command waits for the shell if it is not
 ready yet. Everything that happens is written to the session log as it happens. Running a
-command (the user's line, or what the gate authorized) lives in `shell_commands`.
+command (the user's line, or what the gate authorized) lives in `aish.run.user_shell`; its
+output on the terminal in `shell_output`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ from typing import TYPE_CHECKING, Any
 from aish.agent import gate
 from aish.agent.routing import KnownCommands, paths_under, route_line
 from aish.agent.shell_facts import ShellFactsSource
-from aish.conversation.context import CommandRun, Conversation, run_payload
+from aish.conversation.context import CommandRun, Conversation
+from aish.run.record import record_run
 from aish.run.undo import UndoRecorder
+from aish.run.user_shell import UserShell, start_user_shell
+from aish.ui import type_ahead
 from aish.ui.chat_view import ChatView
 from aish.ui.render.visible_text import visible
 from aish.ui.repl.continuation import InputAbandoned
 from aish.ui.repl.mcp_servers import ReplMcp
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
 from aish.ui.repl.prompt_line import prompt_text
-from aish.ui.repl.shell_commands import ShellCommands, ignoring, no_echo, start_shell
+from aish.ui.repl.shell_output import ShellOutput, ignoring, no_echo
 from aish.ui.sandbox_review import SandboxReview
 
 if TYPE_CHECKING:
@@ -80,10 +84,14 @@ class Repl:
             render=lambda event: self._view.render(event),
         )
         self._shell_task: asyncio.Task[ShellSession] | None = None
-        self._commands = ShellCommands(
+        self._output = ShellOutput()
+        self._commands = UserShell(
             self._shell,
             self._view,
+            self._output,
+            type_ahead,
             loaded.config.context,
+            self._record_run,
             self._after_command,
             UndoRecorder.from_config(loaded.config.undo),
         )
@@ -119,7 +127,7 @@ class Repl:
         exit_status = 0
         try:
             while not self._quit:
-                self._commands.end_partial_output_line()
+                self._output.end_partial_output_line()
                 try:
                     line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
                 except KeyboardInterrupt:
@@ -240,7 +248,7 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        from aish.ui.agent_shell import AgentShell
+        from aish.run.agent_shell import AgentShell
 
         config = self.session.config
         self._mcp.at_turn_boundary()
@@ -272,7 +280,7 @@ class Repl:
                     agent.run_authorized,
                     lambda: agent.cwd,
                     mode="norris",
-                    shell_facts=agent.facts,
+                    shell_facts=ShellFactsSource(agent.session.state_report),
                     tools=self._mcp.tool_options(),
                     sandboxed=sandbox is not None,
                 )
@@ -382,9 +390,11 @@ class Repl:
         """The user's own safety rules, for `:safety check` and `:safety rules`."""
         return self.session.policy.user_rules
 
-    def _after_command(self, run: CommandRun, shell: ShellSession) -> None:
-        self.conversation.note_command(run)
-        self._log("command", run_payload(run))
+    def _record_run(self, run: CommandRun) -> None:
+        """Every command the user's shell ran, for the model and the session log."""
+        record_run(run, self.conversation, self._log)
+
+    def _after_command(self, shell: ShellSession) -> None:
         self._names_task = asyncio.create_task(self._refresh_names(shell))
         self._follow_project()
 
@@ -414,7 +424,7 @@ class Repl:
             self._view.status(line)
 
     async def _start_shell(self) -> ShellSession:
-        shell = await start_shell(
+        shell = await start_user_shell(
             self.session.loaded.config.ui.shell,
             self._start_cwd,
             on_notice=self._show_notice,
@@ -500,8 +510,8 @@ class Repl:
 
     def _show_background(self, data: bytes) -> None:
         def show() -> None:
-            self._commands.write_output(data)
-            self._commands.end_partial_output_line()  # the prompt is drawn again below it
+            self._output.write_output(data)
+            self._output.end_partial_output_line()  # the prompt is drawn again below it
 
         self._above_prompt(show)
 

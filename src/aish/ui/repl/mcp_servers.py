@@ -124,7 +124,7 @@ class ReplMcp:
 
     def tool_options(self) -> dict[str, Any]:
         """Tools and their redeeming executor for a chat turn or a Norris run."""
-        from aish.ui.tool_runner import tool_options
+        from aish.run.tool_calls import tool_options
 
         return tool_options(self.servers, self._config.max_tool_calls)
 

@@ -6,7 +6,8 @@ environment, so an autonomous run can `cd`, export and fail without touching the
 works in — nor the user's shell history file. It has no terminal: nobody types into its
 commands, so a command that waits for input — or simply runs too long — is stopped by the
 per-command timeout: interrupted (SIGINT to its process group), then killed if it lingers. The
-result, including a timed-out one, becomes a `CommandRun` for the model like any other.
+result, including a timed-out one, becomes a `CommandRun` for the model like any other, and
+is recorded on the way out (`record`, the run's `record_run`).
 """
 
 from __future__ import annotations
@@ -19,45 +20,24 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from aish.agent import gate
-from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun
+from aish.run.authorized import redeem
+from aish.run.record import Record, as_command_run
 
 if TYPE_CHECKING:
+    from aish.run.authorized import Authorization
     from aish.run.sandbox import Sandbox
     from aish.run.undo import UndoRecorder
     from aish.shell.results import CommandResult
     from aish.shell.session import ShellSession
 
-__all__ = ["AgentShell", "as_command_run"]
+__all__ = ["AgentShell"]
 
 _log = logging.getLogger("aish.norris")
 
 # Wide enough that `ls -l` and tables are not wrapped in what the model reads.
 _COLUMNS = 160
 _ROWS = 50
-
-
-def as_command_run(
-    result: CommandResult,
-    source: Literal["user", "model"],
-    *,
-    asked: bool = True,
-    shown: str | None = None,
-) -> CommandRun:
-    """A shell result as the model is told about it: the command as `shown` (with secret
-    placeholders, not the values that ran) when given."""
-    return CommandRun(
-        command=result.command if shown is None else shown,
-        exit_status=result.exit_status,
-        cwd_before=result.cwd_before,
-        cwd_after=result.cwd_after,
-        duration_s=result.duration_s,
-        output=result.output.text,
-        source=source,
-        notice=result.notice,
-        asked=asked,
-    )
 
 
 @dataclass
@@ -73,10 +53,6 @@ class AgentShell:
     undo: UndoRecorder | None = None
     # The sandbox it runs in, if any: what it refused is said with each command.
     sandbox: Sandbox | None = None
-
-    def __post_init__(self) -> None:
-        # What the gate judges each step against: this shell's live state.
-        self.facts = ShellFactsSource(self.session.state_report)
 
     @classmethod
     async def start(
@@ -130,14 +106,13 @@ class AgentShell:
         await self.session.close()
 
     async def run_authorized(
-        self, authorization: gate.Authorization, timeout_s: float
+        self, authorization: Authorization, timeout_s: float, *, record: Record | None = None
     ) -> CommandRun:
-        """Run what the gate authorized (refusing anything else), at most `timeout_s`.
+        """Run what the gate authorized (refusing anything else), at most `timeout_s`; the
+        run is recorded with `record` (the Norris run's `record_run`) once it is over.
 
         Cancelling this (the user aborted the run) stops the command before re-raising."""
-        approved = gate.redeem(authorization)
-        if not isinstance(approved.action, gate.ProposedCommand):
-            raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
+        approved = redeem(authorization, "command")
         snapshot, notice = None, ""
         # In the sandbox nothing reaches the real tree until the review applies it: a snapshot
         # of the real targets would copy bytes the command cannot touch.
@@ -157,6 +132,8 @@ class AgentShell:
                 undo.after(snapshot)
         if notice:  # the user (and the model) learn it cannot be taken back
             run = replace(run, notice=f"{run.notice}; {notice}" if run.notice else notice)
+        if record is not None:
+            record(run)
         return run
 
     async def _execute(

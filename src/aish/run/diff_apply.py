@@ -1,10 +1,11 @@
-"""Showing a proposed diff and getting it applied: the dry run, the apply command, the colours.
+"""Getting a reviewed diff applied: the dry run and the apply command.
 
 Nothing here applies a diff. `check_diff` asks `git apply --check` (in a git work tree) or
 `patch --dry-run` (elsewhere) whether it would apply; `apply_command` writes the diff to a
 private file and returns the shell command that applies it, so the command goes through the
 gate as a write and runs in the user's shell like any other. Git runs with `core.fsmonitor` and
 `core.hooksPath` emptied so a hostile repository config cannot start a program on our behalf.
+Showing the diff, and the reason it does not apply, is the frontend's (`aish.ui.render.diff_text`).
 """
 
 from __future__ import annotations
@@ -17,29 +18,32 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Protocol
 
 import platformdirs
 
-from aish.agent.diffs import ProposedDiff, file_sections, file_summary
-from aish.ui.render.visible_text import visible
+__all__ = ["CHECK_TIMEOUT", "Diff", "apply_command", "check_diff", "diff_dir"]
 
 CHECK_TIMEOUT = 10.0
 # A repository's own config must not run programs while we only ask questions.
 _GIT = ("git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null")
 # No fuzz: a hunk applies where its context matches exactly, as with `git apply`.
 _PATCH_OPTIONS = ("-p1", "--forward", "--batch", "--fuzz=0")
-_REASON_LIMIT = 200
 # Diff files older than this are removed the next time one is written.
 _KEEP_SECONDS = 24 * 3600
 
-_STYLES = {"+": "green", "-": "red", "@": "cyan", "\\": "dim"}
+
+class Diff(Protocol):
+    """A proposed diff (the agent's `ProposedDiff`): its text is what is checked and applied."""
+
+    @property
+    def text(self) -> str: ...
 
 
-async def check_diff(
-    diff: ProposedDiff, cwd: str, *, timeout: float = CHECK_TIMEOUT
-) -> tuple[bool, str]:
+async def check_diff(diff: Diff, cwd: str, *, timeout: float = CHECK_TIMEOUT) -> tuple[bool, str]:
     """Would it apply? In a git work tree: `git apply --check`; elsewhere `patch -p1 --dry-run`
-    (never asking a question). Returns (ok, one-line reason)."""
+    (never asking a question). Returns (ok, one-line reason), the reason as the tools said it:
+    showing it (escaped, shortened) is the frontend's `reason_line`."""
     if await _run_quiet([*_GIT, "rev-parse", "--is-inside-work-tree"], cwd, timeout) == "true":
         # The check must not run the repository's filter programs either: every driver its
         # config names is emptied (the config is listed, nothing is run to list it).
@@ -76,7 +80,7 @@ async def check_diff(
     return False, _reason(output.decode(errors="replace"), tool)
 
 
-def apply_command(diff: ProposedDiff, cwd: str) -> str:
+def apply_command(diff: Diff, cwd: str) -> str:
     """The shell command that applies it, for the gate to judge and the user's shell to run.
 
     The diff goes to a 0600 file under the user's cache dir; the command is `git apply
@@ -89,43 +93,6 @@ def apply_command(diff: ProposedDiff, cwd: str) -> str:
     return shlex.join(["patch", "-d", cwd, *_PATCH_OPTIONS, "-i", path])
 
 
-def render_diff(diff: ProposedDiff, *, color: bool, width: int) -> str:
-    """The diff for the terminal: a header line per file with its +/- counts, then its hunks;
-    with color `+` green, `-` red, `@@` cyan. Control characters are made visible."""
-    lines: list[tuple[str, str]] = []
-    for change, section in file_sections(diff):
-        title = f"── {visible(file_summary(change))} "
-        lines.append((title + "─" * max(0, width - len(title)), "bold"))
-        hunks = section[next((i for i, x in enumerate(section) if x.startswith("@@")), 0) :]
-        for line in hunks:
-            lines.append((visible(line), _STYLES.get(line[:1], "")))
-    if not color:
-        return "".join(text + "\n" for text, _ in lines)
-    return _colored(lines, width)
-
-
-def _colored(lines: list[tuple[str, str]], width: int) -> str:
-    import io
-
-    from rich.console import Console  # deferred: start-up does not need rich
-    from rich.text import Text
-
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=True,
-        color_system="standard",
-        width=max(width, 20),
-        highlight=False,
-        markup=False,
-        emoji=False,
-        soft_wrap=True,
-    )
-    for text, style in lines:
-        console.print(Text(text, style=style))
-    return buffer.getvalue()
-
-
 def _reason(output: str, tool: str) -> str:
     """The lines that say why, on one line: git's `error:` lines, patch's FAILED and friends."""
     wanted = []
@@ -134,9 +101,7 @@ def _reason(output: str, tool: str) -> str:
         if not line or line.startswith(("checking file ", "patching file ", "Checking patch ")):
             continue
         wanted.append(line.removeprefix("error: "))
-    text = "; ".join(dict.fromkeys(wanted)) or f"{tool} failed"
-    text = visible(text)
-    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 1] + "…"
+    return "; ".join(dict.fromkeys(wanted)) or f"{tool} failed"
 
 
 async def _run_quiet(argv: list[str], cwd: str, timeout: float) -> str:
@@ -186,7 +151,7 @@ def diff_dir() -> Path:
     return platformdirs.user_cache_path("aish") / "diffs"
 
 
-def _write_diff_file(diff: ProposedDiff) -> str:
+def _write_diff_file(diff: Diff) -> str:
     directory = diff_dir()
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     _remove_old(directory)

@@ -1,52 +1,81 @@
-"""Running command lines in the user's shell, and the terminal modes around it.
+"""Running command lines in the user's shell, with the real terminal relayed to it.
 
-`ShellCommands` is the REPL's only executor. It has two doors: the line the user typed (run as
-theirs) and what the gate authorized (redeemed first, so anything the gate did not issue, did
-not allow, or already ran is refused before the shell is even asked for). While a command runs
-the real terminal is relayed to the shell's PTY; its output is shown as it comes and its capture
-becomes context for the model. `start_shell` starts that shell.
+`UserShell` is the REPL's only executor. It has two doors: the line the user typed (run as
+theirs) and what the gate authorized (redeemed first, `aish.run.authorized.redeem`, so anything
+the gate did not issue, did not allow, or already ran is refused before the shell is even asked
+for). While a command runs the real terminal is relayed to the shell's PTY (`Terminal`); its
+output goes to the frontend's `Output` as it comes, and its capture becomes context for the
+model: every command that finished is recorded (`record`, the session's `record_run`), then the
+frontend hears of it (`after`). `start_user_shell` starts that shell.
 
-The helpers below set the terminal up while a reply streams: typed keys are not echoed over it,
-and job-control keys are not for aish.
+What the frontend shows is its own: the status lines (`StatusLines`), the output and what it
+leaves on the screen (`Output`), the keys typed ahead (`TypeAhead`); they are handed in.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
-import termios
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from aish.agent import gate
 from aish.conversation.context import CommandRun
-from aish.ui import type_ahead
-from aish.ui.agent_shell import as_command_run
-from aish.ui.render.clean_slate import OutputModes, clean_slate
-from aish.ui.render.line_start import TAIL_BYTES, at_line_start
+from aish.run.authorized import redeem
+from aish.run.record import Record, as_command_run
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
+    from aish.run.authorized import Authorization
     from aish.run.undo import UndoRecorder
     from aish.shell.session import ShellSession
-    from aish.ui.chat_view import ChatView
 
-__all__ = ["ShellCommands", "ignoring", "no_echo", "start_shell", "write_raw"]
+__all__ = ["Output", "StatusLines", "TypeAhead", "UserShell", "start_user_shell"]
 
-AfterRun = Callable[[CommandRun, "ShellSession"], None]
-"""Told about every command that ran (to note it for the model, log it, refresh names)."""
+AfterRun = Callable[["ShellSession"], None]
+"""Told, once a command is recorded, which shell ran it (to refresh names, follow the cwd)."""
 
 
-class ShellCommands:
+class StatusLines(Protocol):
+    """Where the executor's own lines go (an undo notice, the shell's notice)."""
+
+    def end_line(self) -> None:
+        """End whatever line is open, before a command's output starts."""
+        ...
+
+    def status(self, text: str) -> None: ...
+
+
+class Output(Protocol):
+    """Where a command's output goes, verbatim, and what is undone after it."""
+
+    def write_output(self, data: bytes) -> None: ...
+
+    def end_partial_output_line(self) -> None:
+        """After a program's output, before aish writes: the terminal cleaned up."""
+        ...
+
+
+class TypeAhead(Protocol):
+    """The keys the user typed before anything asked for them (`aish.ui.type_ahead`)."""
+
+    def take_keys(self) -> bytes: ...
+
+    def queue_keys(self, data: bytes) -> None: ...
+
+    def queue_unread(self) -> None: ...
+
+
+class UserShell:
     """Runs lines in the user's shell with the terminal relayed; the capture becomes context."""
 
     def __init__(
         self,
         shell: Callable[[], Awaitable[ShellSession]],
-        view: ChatView,
+        view: StatusLines,
+        output: Output,
+        keys: TypeAhead,
         context: ContextConfig,
+        record: Record,
         after: AfterRun,
         undo: UndoRecorder | None = None,
     ) -> None:
@@ -54,13 +83,12 @@ class ShellCommands:
         # Snapshots what an approved command will touch, for `:undo` (None: undo is off).
         self.undo = undo
         self._view = view
+        self._output = output
+        self._keys = keys
         self._context = context
+        self._record = record
         self._after = after
         self.last_status = 0
-        self._output_ends_line = True
-        self._output_tail = b""  # the end of the output shown, to tell where the cursor is
-        self._output_since_clean = False  # program output since the terminal was cleaned
-        self._modes = OutputModes()
 
     def use_context(self, context: ContextConfig) -> None:
         """A reloaded config's output limits, for the commands that run from now on."""
@@ -85,12 +113,10 @@ class ShellCommands:
             return None
         return ended.status
 
-    async def run_authorized(self, authorization: gate.Authorization) -> CommandRun:
+    async def run_authorized(self, authorization: Authorization) -> CommandRun:
         """Run what the gate authorized; anything it did not issue, did not allow, or already
         ran is refused (`gate.Unauthorized`) before the shell sees it."""
-        approved = gate.redeem(authorization)
-        if not isinstance(approved.action, gate.ProposedCommand):
-            raise gate.Unauthorized(f"not a shell command: {approved.action.text}")
+        approved = redeem(authorization, "command")
         snapshot = None
         if self.undo is not None:
             snapshot, notice = self.undo.before(approved.radius, approved.command)
@@ -121,62 +147,34 @@ class ShellCommands:
         self._view.end_line()
         if source == "user":
             # Keys typed after the user's line wait for its command, as in bash.
-            typeahead = type_ahead.take_keys()
+            typeahead = self._keys.take_keys()
         else:
             # Keys typed while the reply streamed are for the prompt, not for the model's command.
-            type_ahead.queue_unread()
+            self._keys.queue_unread()
             typeahead = b""
         async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
             result = await shell.run(
                 command,
                 terminal=terminal,
-                on_output=self.write_output,
+                on_output=self._output.write_output,
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
                 # What the model proposed is not the user's history (bash's own file).
                 private=source == "model",
                 typeahead=typeahead,
             )
-        type_ahead.queue_keys(result.typeahead)  # what it did not read: the next prompt's
-        self.end_partial_output_line()  # before the notice, the verdict or the prompt
+        self._keys.queue_keys(result.typeahead)  # what it did not read: the next prompt's
+        self._output.end_partial_output_line()  # before the notice, the verdict or the prompt
         run = as_command_run(result, source, asked=asked, shown=shown)
         if result.notice:
             self._view.status(result.notice)
         self.last_status = result.exit_status
-        self._after(run, shell)
+        self._record(run)
+        self._after(shell)
         return run
 
-    # ---- output ------------------------------------------------------------------------------
 
-    def write_output(self, data: bytes) -> None:
-        """A command's (or a background job's) output, verbatim."""
-        if data:
-            write_raw(data)
-            self._modes.feed(data)
-            self._output_tail = (self._output_tail + data)[-TAIL_BYTES:]
-            self._output_ends_line = at_line_start(self._output_tail, self._output_ends_line)
-            self._output_since_clean = True
-
-    def end_partial_output_line(self) -> None:
-        """After a program's output, before aish writes: undo what it left the terminal in
-        (hidden text, colours, a scroll region …, see `clean_slate`) and end its open line
-        (`printf abc` leaves the cursor mid-line; the prompt would be drawn over it; a
-        full-screen program that left its screen leaves the cursor at a line start)."""
-        if not self._output_since_clean:
-            return
-        write_raw(
-            clean_slate(
-                line_open=not self._output_ends_line,
-                alternate_screen=self._modes.alternate_screen,
-            )
-        )
-        self._modes.reset()
-        self._output_tail = b""
-        self._output_ends_line = True
-        self._output_since_clean = False
-
-
-async def start_shell(
+async def start_user_shell(
     wanted: str | None,
     cwd: str | None,
     *,
@@ -203,44 +201,3 @@ async def start_shell(
             raise
         on_notice(f"{error}; using bash")
         return await ShellSession.start(shell="bash", **options)
-
-
-# ---- the terminal around a streaming reply --------------------------------------------------
-
-
-def write_raw(data: bytes) -> None:
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
-@contextlib.contextmanager
-def ignoring(*signals: signal.Signals) -> Iterator[None]:
-    before = [signal.signal(number, signal.SIG_IGN) for number in signals]
-    try:
-        yield
-    finally:
-        for number, handler in zip(signals, before, strict=True):
-            signal.signal(number, handler)
-
-
-@contextlib.contextmanager
-def no_echo() -> Iterator[None]:
-    """Keys typed while a reply streams must not scribble over it (Ctrl-C still works)."""
-    with _termios_flags(clear=termios.ECHO):
-        yield
-
-
-@contextlib.contextmanager
-def _termios_flags(*, clear: int) -> Iterator[None]:
-    fd = sys.stdin.fileno()
-    if not os.isatty(fd):
-        yield
-        return
-    before = termios.tcgetattr(fd)
-    changed = list(before)
-    changed[3] = changed[3] & ~clear
-    termios.tcsetattr(fd, termios.TCSANOW, changed)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, before)
