@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import replace
-from fnmatch import fnmatchcase
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from aish.safety.bash.command_walk import (
@@ -45,16 +44,18 @@ from aish.safety.egress.checks import egress_verdict, network_redirect, redirect
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rules import code_runners
+from aish.safety.rules.command_pattern import SimpleCommand, match_command, pattern_words
 from aish.safety.rules.content_checks import CONTENT_CHECKS
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.rules.listing import describe_rules
+from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
 from aish.safety.rules.types import NOWHERE, DestructiveRule, ReadOnly
 from aish.safety.rules.user import UserRules
 from aish.safety.unseen_chars import hidden_characters_reason
 from aish.safety.verdict import SAFE, Verdict, worst
 
-__all__ = ["classify", "describe_rules", "normalise"]
+__all__ = ["Judgement", "classify", "describe_rules", "judge_line", "normalise"]
 
 # Code parsed again (`bash -c`, `eval`, `ssh host …`) nests at most this deep; wrappers that
 # only drop words of their own (`sudo`, `nice`) always end, so they do not count.
@@ -92,6 +93,21 @@ MAX_CHARS = 16384
 _WORK_BUDGET = 40_000
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """A line's verdict and every simple command met on the way, after unwrapping (what the
+    permission policy matches). Where part of the line could not be read (a parse error, too
+    deep, too complex), `commands` holds a command whose every word is computed: it may be
+    anything."""
+
+    verdict: Verdict
+    commands: tuple[SimpleCommand, ...] = ()
+
+
+# What the policy must assume a part it could not read runs: anything.
+UNREAD = SimpleCommand((None,), open_ended=True)
+
+
 def classify(
     command: str, user_rules: UserRules | None = None, facts: ShellFacts | None = None
 ) -> Verdict:
@@ -100,22 +116,37 @@ def classify(
     With `facts` (the live shell that will run it) names are judged by what that shell resolves
     them to, and git by the configuration it will read; without, by the tables alone.
     """
+    return judge_line(command, user_rules, facts).verdict
+
+
+def judge_line(
+    command: str, user_rules: UserRules | None = None, facts: ShellFacts | None = None
+) -> Judgement:
+    """`classify`, with the simple commands the verdict was judged from. Never raises."""
     if len(command) > MAX_CHARS:
-        return Verdict("unknown", (f"too long to judge ({len(command)} characters)",))
+        return Judgement(
+            Verdict("unknown", (f"too long to judge ({len(command)} characters)",)), (UNREAD,)
+        )
     rules = user_rules or _NO_RULES
     # A bidi override or a zero-width space makes the line shown differ from the line run:
     # never `safe`, and never cleared by a second opinion or an allow rule (it halts Norris).
     hidden = hidden_characters_reason(command)
     try:
         if len(command) <= _CACHED_CHARS:
-            verdict = _classify_cached(command, rules, facts)
+            judgement = _classify_cached(command, rules, facts)
         else:
-            verdict = _classify_line(command, rules, facts)
-        return verdict if hidden is None else worst([Verdict("destructive", (hidden,)), verdict])
+            judgement = _classify_line(command, rules, facts)
+        if hidden is None:
+            return judgement
+        verdict = worst([Verdict("destructive", (hidden,)), judgement.verdict])
+        return replace(judgement, verdict=verdict)
     except (RecursionError, _TooComplex):
-        return Verdict("unknown", ("nested too deeply or too complex to judge",))
+        return Judgement(
+            Verdict("unknown", ("nested too deeply or too complex to judge",)), (UNREAD,)
+        )
     except Exception as error:  # a bug here must fail closed, never open
-        return Verdict("destructive", (f"could not be judged ({type(error).__name__})",))
+        reason = f"could not be judged ({type(error).__name__})"
+        return Judgement(Verdict("destructive", (reason,)), (UNREAD,))
 
 
 def normalise(command: str) -> str:
@@ -125,19 +156,20 @@ def normalise(command: str) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -> Verdict:
+def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -> Judgement:
     return _classify_line(command, rules, facts)
 
 
-def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Verdict:
-    verdict = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None).text(
-        command, 0, ()
-    )
+def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Judgement:
+    judge = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None)
+    verdict = judge.text(command, 0, ())
     expansion = history_expansion(command)
-    if expansion is None:
-        return verdict
-    # The shell would run an earlier line's words, not what is written here.
-    return worst([verdict, Verdict("unknown", (f"{expansion} expands to an earlier command",))])
+    if expansion is not None:
+        # The shell would run an earlier line's words, not what is written here.
+        reason = f"{expansion} expands to an earlier command"
+        verdict = worst([verdict, Verdict("unknown", (reason,))])
+        judge.seen.append(UNREAD)
+    return Judgement(verdict, tuple(judge.seen))
 
 
 class _TooComplex(Exception):
@@ -162,13 +194,18 @@ class _Judge:
         self.moves = moves
         self.work = 0
         self.expanding: frozenset[str] = frozenset()  # aliases being expanded
+        # Every simple command met, for the permission policy.
+        self.seen: list[SimpleCommand] = []
 
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
         """The verdict for `code`; `stdin` is what its commands read when the code runs with
         another command's output as input (`ssh host 'bash -s' < <(curl …)`)."""
         if depth > MAX_DEPTH:
+            self.seen.append(UNREAD)
             return unknown("nested too deeply to judge", via)
         walk = walk_bash(code)
+        if walk.error is not None:
+            self.seen.append(UNREAD)  # what bash makes of a broken line is beyond reading
         if stdin is not None:
             walk = replace(
                 walk,
@@ -244,10 +281,13 @@ class _Judge:
         lookup: Lookup = "shell",
     ) -> Verdict:
         if depth > MAX_DEPTH:
+            self.seen.append(UNREAD)
             return unknown("nested too deeply to judge", via)
         self.work += 1 + len(args)
         if self.work > _WORK_BUDGET:
             raise _TooComplex
+        met = _simple_command(name, args, via)
+        self.seen.append(met)
         if self.facts is not None and name.value is not None and name.value == name.text:
             live = self._live(name.value, args, inv, depth, via, lookup)
             if live is not None:
@@ -258,14 +298,14 @@ class _Judge:
             # for; a computed name never is.
             literal = name.value is not None and DYNAMIC_VALUE not in name.value
             if literal and COMMAND_OUTPUT not in (name.value or ""):
-                mine = self._user_destructive(name.value or "", args, via)
-                allowed = self._allowed(name.value or "", args, via)
+                mine = self._user_destructive(met, via)
+                allowed = self._allowed(met, via)
                 if mine.level == "safe" and allowed is not None:
                     return allowed
                 if mine.level != "safe":
                     return mine
             return unknown(objection, via)
-        mine = self._user_destructive(program, args, via)
+        mine = self._user_destructive(met, via)
         # What the command can send off the machine; no allow rule vouches for that.
         leak = egress_verdict(program, args, inv, via)
         if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
@@ -276,7 +316,7 @@ class _Judge:
         if self.facts is not None and verdict.level == "safe":
             verdict = worst([verdict, self._configured(program, args, via, lookup)])
         if verdict.level == "unknown" and mine.level == "safe":
-            allowed = self._allowed(program, args, via)
+            allowed = self._allowed(met, via)
             if allowed is not None:
                 return worst([allowed, leak])
         return worst([mine, verdict, leak])
@@ -414,26 +454,27 @@ class _Judge:
 
     # ---- user rules -------------------------------------------------------------------------
 
-    def _user_destructive(self, program: str, args: Sequence[Arg], via: Via) -> Verdict:
+    def _user_destructive(self, met: SimpleCommand, via: Via) -> Verdict:
         if not self.rules.destructive:
             return SAFE
-        line = _line(program, args)
-        hits = [p for p in self.rules.destructive if fnmatchcase(line, p)]
+        hits = [
+            p
+            for p in self.rules.destructive
+            if match_command(pattern_words(p), met, tighten=True) == "yes"
+        ]
         return (
             Verdict("destructive", tuple(via_(f"matches your rule `{p}`", via) for p in hits))
             if hits
             else SAFE
         )
 
-    def _allowed(self, program: str, args: Sequence[Arg], via: Via) -> Verdict | None:
-        """Safe, naming the user's `safety.allow` rule that vouches for the command, or None."""
-        line = _line(program, args)
-        rule = next((p for p in self.rules.allow if fnmatchcase(line, p)), None)
-        return (
-            None
-            if rule is None
-            else Verdict("safe", (via_(f"allowed by your rule `{rule}`", via),))
-        )
+    def _allowed(self, met: SimpleCommand, via: Via) -> Verdict | None:
+        """Safe, naming the user's allow rule that vouches for the command, or None."""
+        rule = next((r for r in self.rules.allowing() if rule_match(r, met) == "yes"), None)
+        if rule is None:
+            return None
+        said = f"`{rule.commands[0]}`" if rule.name == "safety.allow" else rule.label
+        return Verdict("safe", (via_(f"allowed by your rule {said}", via),))
 
 
 def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
@@ -505,8 +546,42 @@ def _program(name: Arg) -> tuple[str | None, str]:
     return value, ""
 
 
-def _line(program: str, args: Sequence[Arg]) -> str:
-    return " ".join([program, *(a.value if a.value is not None else a.text for a in args)])
+def _simple_command(name: Arg, args: Sequence[Arg], via: Via) -> SimpleCommand:
+    """The command as the permission policy reads it: the program's name as the tables know
+    it (or the script's path as written), each word after quote removal or None when it is
+    computed; names a wrapper takes from input (`xargs`, `find -exec … {}`) are computed."""
+    program, _ = _program(name)
+    fed = bool(via) and via[-1].startswith(("xargs", "find -", "parallel"))
+    words = (program or _literal(name), *(_literal(a, fed) for a in args))
+    spellings: tuple[tuple[str | None, ...], ...] = ()
+    if program in GLOBAL_FLAGS:
+        own = _after_global_options(program, words[1:])
+        if own is not None:
+            spellings = ((program, *own),)
+    open_ended = bool(via) and via[-1].startswith(("xargs", "parallel"))
+    return SimpleCommand(words, spellings, open_ended, via)
+
+
+def _literal(word: Arg, fed: bool = False) -> str | None:
+    value = word.value
+    if value is None or DYNAMIC_VALUE in value or COMMAND_OUTPUT in value:
+        return None
+    if fed and "{}" in value:
+        return None  # replaced by the names read at run time
+    return value
+
+
+def _after_global_options(
+    program: str, words: Sequence[str | None]
+) -> tuple[str | None, ...] | None:
+    """`-C dir push -f` as `push -f`: the words from the subcommand on (git's, docker's
+    global options dropped), or None when there were none to drop."""
+    values = VALUE_OPTIONS.get(program, frozenset())
+    index = 0
+    while index < len(words) and (words[index] or "").startswith("-"):
+        word = words[index] or ""
+        index += 2 if word in values else 1
+    return tuple(words[index:]) if index else None
 
 
 def _step(program: str) -> str:
