@@ -159,7 +159,7 @@ class ChatTurn:
                 self.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
                 break
             if not authorization.run:
-                self.frontend.render(Status(f"not run: {command}"))
+                self.frontend.render(Status(_not_run(command, authorization)))
                 continue
             unasked = authorization.outcome == "auto"
             if unasked:
@@ -308,3 +308,10 @@ class ChatTurn:
             text = f"(no description: {error})"
         self.log("description", {"command": command, "text": text})
         return text
+
+
+def _not_run(command: str, authorization: gate.Authorization) -> str:
+    """The status line for a proposal that did not run; a denied one says which rule."""
+    if authorization.outcome == "denied" and authorization.verdict.reasons:
+        return f"not run: {command} ({authorization.verdict.reasons[0]})"
+    return f"not run: {command}"

@@ -55,6 +55,7 @@ from dataclasses import InitVar, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import placeholders
+from aish.agent.permission_rules import user_rules_of
 from aish.agent.second_opinion import Opinion
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     from aish.config.schema import AishConfig
     from aish.run.blast_radius import BlastRadius
     from aish.safety.bash.live_shell import ShellFacts
+    from aish.safety.rules.policy import Ruling
     from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = [
@@ -95,12 +97,15 @@ __all__ = [
 ]
 
 Mode = Literal["interactive", "norris", "headless"]
-Decision = Literal["run", "ask", "halt"]
+# `deny`: the user's permission policy refuses it; nobody is asked, no answer can run it.
+Decision = Literal["run", "ask", "halt", "deny"]
 Answer = Literal["yes", "edit", "no", "describe", "cancel"]
 HaltAnswer = Literal["proceed", "skip", "abort"]
 # How an authorization came about: `auto` ran without asking, `refused` halted with no one to
 # ask (headless); the others are the user's answers.
-Outcome = Literal["auto", "yes", "edit", "no", "cancel", "proceed", "skip", "abort", "refused"]
+Outcome = Literal[
+    "auto", "yes", "edit", "no", "cancel", "proceed", "skip", "abort", "refused", "denied"
+]
 
 
 @dataclass(frozen=True)
@@ -183,7 +188,7 @@ class Policy:
                 if server.auto_approve
             },
             yes_safe=yes_safe,
-            user_rules=UserRules(tuple(safety.destructive), tuple(safety.allow)),
+            user_rules=user_rules_of(safety),
             undo_max_bytes=config.undo.max_snapshot_bytes if config.undo.enabled else None,
         )
 
@@ -239,6 +244,8 @@ class Assessment:
     # known), and that cwd.
     radius: BlastRadius | None = None
     cwd: str | None = None
+    # The user's permission rule that denied the action or made it ask (None: no rule did).
+    ruling: Ruling | None = None
 
 
 # ---- the decision ----------------------------------------------------------------------------
@@ -320,6 +327,14 @@ async def assess(
     disclosed = _discloses(action, policy)
     if disclosed is not None:
         verdict = worst([verdict, Verdict("unknown", (disclosed,))])
+    ruling = _ruling(action, policy, shell)
+    if ruling is not None:
+        # The rule is the first thing the prompt (or the model, for a deny) is told.
+        verdict = replace(verdict, reasons=(ruling.why, *verdict.reasons))
+        if ruling.decision == "deny":
+            return Assessment(verdict, "deny", ruling=ruling)
+        # The user asked to be asked: no sandbox and no second opinion answers for them.
+        policy = dataclasses.replace(policy, sandboxed=False)
     if policy.sandboxed and not _sandbox_holds(action, policy, bool(disclosed or leaving)):
         policy = dataclasses.replace(policy, sandboxed=False)
     if (
@@ -331,18 +346,36 @@ async def assess(
         verdict = Verdict("unknown", (_NO_FACTS,))
     opinion: Opinion | None = None
     # A judge of destructiveness has nothing to say about a disclosure: only the user does.
-    if judge is not None and disclosed is None and wants_second_opinion(action, verdict, policy):
+    asks = judge is not None and disclosed is None and ruling is None
+    if asks and wants_second_opinion(action, verdict, policy):
+        assert judge is not None
         opinion = await judge(action.text, verdict)
         if opinion is not None:
             verdict = opinion.applied_to(verdict)
     decision = decide(action, verdict, policy, opinion)
+    if ruling is not None:
+        decision = "ask" if policy.mode == "interactive" else "halt"
     cwd = shell.cwd if shell is not None and shell.cwd else None
     radius = None
     refused = decision == "halt" and policy.mode == "headless"  # nobody to show it to
     if isinstance(action, ProposedCommand) and cwd and verdict.level != "safe" and not refused:
         radius = await _predict(action.command, cwd, shell)
         verdict = replace(verdict, touches=_touches_lines(radius, policy))
-    return Assessment(verdict, decision, opinion, radius, cwd)
+    return Assessment(verdict, decision, opinion, radius, cwd, ruling)
+
+
+def _ruling(action: Action, policy: Policy, shell: ShellFacts | None) -> Ruling | None:
+    """The user's deny or ask rule that covers the command (or may), else None."""
+    if not isinstance(action, ProposedCommand) or not policy.user_rules.tightening():
+        return None
+    from aish.safety.rules.policy import Ruling, rule_on
+
+    try:
+        ruling = rule_on(_command_with_values(action.command), policy.user_rules, shell)
+    except Exception as error:  # fail closed: rules that cannot be checked make it ask
+        why = f"your permission rules could not be checked ({type(error).__name__})"
+        return Ruling("ask", why, Verdict("unknown", (why,)), why=why)
+    return ruling if ruling.by is not None and ruling.decision != "allow" else None
 
 
 async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRadius:
@@ -456,6 +489,8 @@ async def authorize(
     headless mode) a halted action is refused.
     """
     assessment = await assess(action, policy, judge, facts)
+    if assessment.decision == "deny":
+        return _issue(action, assessment, "denied", run=False)
     if assessment.decision == "run":
         return _issue(action, assessment, "auto", run=True)
     if assessment.decision == "halt":
