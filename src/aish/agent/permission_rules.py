@@ -59,6 +59,10 @@ def checked(loaded: LoadedConfig) -> LoadedConfig:
     if not any(table.match or table.not_match for table in safety.rule):
         return loaded  # the classifier stays unloaded
     where = loaded.sources.get("safety.rule", "config")
+    if loaded.user_file is not None and where == str(loaded.user_file):
+        from aish.config.loader import display_name
+
+        where = display_name(loaded.user_file)  # as the loader's own warnings name it
     dropped: list[int] = []
     for rule, failures in example_failures_by_rule(safety):
         index = int(rule.name.removeprefix("safety.rule[").removesuffix("]"))
