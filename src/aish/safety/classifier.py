@@ -45,8 +45,9 @@ from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rules import code_runners
 from aish.safety.rules.command_pattern import SimpleCommand, match_command, pattern_words
-from aish.safety.rules.content_checks import CONTENT_CHECKS
+from aish.safety.rules.content_checks import CONTENT_CHECKS, awk_programs
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
+from aish.safety.rules.inline_code import InlineCode, inline_code, inline_verdicts
 from aish.safety.rules.listing import describe_rules
 from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
@@ -82,6 +83,7 @@ for _entry in READ_ONLY_RULES:
     for _name in _entry.programs:
         _READ_ONLY_BY_PROGRAM[_name] = (*_READ_ONLY_BY_PROGRAM.get(_name, ()), _entry)
 _HELP_ONLY = frozenset(("--help", "--version"))
+_AWKS = frozenset(("awk", "gawk", "mawk", "nawk"))
 
 
 # Longer lines are not cached (a few long keys would hold a lot of memory), and lines past the
@@ -196,6 +198,9 @@ class _Judge:
         self.expanding: frozenset[str] = frozenset()  # aliases being expanded
         # Every simple command met, for the permission policy.
         self.seen: list[SimpleCommand] = []
+
+    def unreadable(self) -> None:
+        self.seen.append(UNREAD)
 
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
         """The verdict for `code`; `stdin` is what its commands read when the code runs with
@@ -412,7 +417,9 @@ class _Judge:
         if program in ("at", "batch"):
             return code_runners.scheduler(self, program, inv, depth, via)
         if program in code_runners.INTERPRETERS:
-            return code_runners.interpreter(program, args, inv, via)
+            codes = inline_code(program, tuple(a.value for a in args))
+            inline = inline_verdicts(self, program, codes, depth, via)
+            return worst([code_runners.interpreter(program, args, inv, via), *inline])
         state = self._shell_state(program, args, via)
         if state is not None:
             return state
@@ -432,6 +439,9 @@ class _Judge:
             view = _view(program, args)
         if program in code_runners.DATABASE_CLIENTS:
             parts.append(code_runners.database(program, inv, via))
+        if program in _AWKS:  # the commands its program hands to system()
+            codes = [InlineCode("awk", t) for t in awk_programs(view) if t is not None]
+            parts += inline_verdicts(self, program, codes, depth, via)
         check = CONTENT_CHECKS.get(program)
         content = check(program, view) if check is not None else None
         if content is not None:

@@ -134,6 +134,12 @@ _AWK_LONG_VALUES = (
 )  # fmt: skip
 
 
+def awk_programs(view: ArgView) -> list[str | None]:
+    """The awk program texts given (`-e`/`--source`, or the first operand)."""
+    found = read_options(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
+    return scripts_given(found, lambda name: name == "-e" or abbreviates(name, "--source"))
+
+
 def check_awk(program: str, view: ArgView) -> Verdict | None:
     found = read_options(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
     for name, value, _ in found[0]:
