@@ -548,6 +548,8 @@ def _program(name: Arg) -> tuple[str | None, str]:
         value = base
     if value.startswith("mkfs."):
         return "mkfs", ""
+    if value == "gsed":
+        return "sed", ""  # GNU sed by its BSD-side name: the same options, -i included
     versioned = _VERSIONED.match(value)
     if versioned and value not in ("python", "pip"):
         value = versioned.group(1)
