@@ -47,6 +47,24 @@ CASES = [
     ('bash -c "echo $x"', "unknown", "the value runs as code"),
     ('eval "ls $dir"', "unknown", "the value runs as code"),
     ("bash -c 'echo $x'", "safe", ""),  # expanded by the inner shell: data
+    # editors given ex commands: a write lands the edits on disk
+    ("ex -sc '%d|x' f", "destructive", "writes the file"),
+    ("ex -s -c '%s/a/b/g' -c wq f", "destructive", "writes the file"),
+    ("vim -c 'g/foo/d' -c x f", "destructive", "writes the file"),
+    ("vi +'1,5d|w' f", "destructive", "writes the file"),
+    ("vim -c '!rm -rf x' f", "unknown", "runs a shell command"),
+    ('vim -c "$cmd" f', "unknown", "computed"),
+    ("vim +10 f", "unknown", "vim"),
+    # terminal multiplexers running commands, or typing them into a pane
+    ("screen -dmS job rm -rf build", "destructive", "rm: deletes files (via screen)"),
+    ("screen -S job -X stuff 'rm -rf /tmp/x\\n'", "destructive", "rm: deletes files"),
+    ("screen -r work", "unknown", "screen"),
+    ("tmux new -d 'rm -rf build'", "destructive", "rm: deletes files (via tmux)"),
+    ("tmux new-session -d -s w 'make test'", "unknown", "make"),
+    ("tmux send-keys -t 0 'git reset --hard' Enter", "destructive", "discards changes"),
+    ('tmux send-keys -t 0 "$cmd" Enter', "unknown", "the value runs as code"),
+    ("tmux run-shell 'rm -f x'", "destructive", "rm: deletes files"),
+    ('tmux new -d "rm -rf $dir"', "destructive", "rm: deletes files"),
     # GNU sed by its other name
     ("gsed -i 's/a/b/' f", "destructive", "in place"),
     ("gsed -n 1p f", "safe", ""),

@@ -49,6 +49,7 @@ from aish.safety.rules.content_checks import CONTENT_CHECKS, awk_programs
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.rules.inline_code import InlineCode, inline_code, inline_verdicts
 from aish.safety.rules.listing import describe_rules
+from aish.safety.rules.multiplexers import multiplexer_code
 from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
 from aish.safety.rules.types import NOWHERE, DestructiveRule, ReadOnly
@@ -439,6 +440,11 @@ class _Judge:
             view = _view(program, args)
         if program in code_runners.DATABASE_CLIENTS:
             parts.append(code_runners.database(program, inv, via))
+        if program in ("tmux", "screen"):  # the commands a session runs or is typed
+            step = (*via, program)
+            for code in multiplexer_code(program, args):
+                parts.append(self.text(code, depth + 1, step))
+                parts.append(code_runners.built_from_data(self, code, step))
         if program in _AWKS:  # the commands its program hands to system()
             codes = [InlineCode("awk", t) for t in awk_programs(view) if t is not None]
             parts += inline_verdicts(self, program, codes, depth, via)

@@ -17,6 +17,7 @@ from aish.safety.bash.getopt_words import abbreviates, read_options, scripts_giv
 from aish.safety.bash.options import ArgView
 from aish.safety.reasons import destructive, unknown
 from aish.safety.rules.awk_program import awk_program_verdict
+from aish.safety.rules.editor_scripts import EDITORS, check_editor
 from aish.safety.rules.read_only import WGET_WRITES
 from aish.safety.rules.types import NOWHERE
 from aish.safety.sql.checks import SQL_CHECKS
@@ -347,4 +348,5 @@ CONTENT_CHECKS: dict[str, Check] = {
     "curl": check_curl,
     "aws": check_aws,
     "dmesg": check_dmesg,
+    **{name: check_editor for name in EDITORS},
 }
