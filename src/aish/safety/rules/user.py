@@ -68,3 +68,19 @@ class UserRules:
 
     def tightening(self) -> tuple[PolicyRule, ...]:
         return tuple(r for r in self.policy() if r.decision != "allow")
+
+    def tightened_by(self, other: UserRules) -> UserRules:
+        """These rules with `other`'s denials, asks and destructive patterns added (never its
+        allows): what holds when a command leaves the directory whose rules `other` are."""
+
+        def more(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
+            return (*mine, *(p for p in theirs if p not in mine))
+
+        rules = (*self.rules, *(r for r in other.tightening() if r.name.startswith("safety.rule")))
+        return UserRules(
+            more(self.destructive, other.destructive),
+            self.allow,
+            more(self.ask, other.ask),
+            more(self.deny, other.deny),
+            tuple(dict.fromkeys(rules)),
+        )
