@@ -91,3 +91,49 @@ def test_norris_tells_the_model_a_step_was_denied(
     assert len(steps) == 2  # the denied step and the re-plan: no judge was asked about it
     aish.type_line(":quit")
     aish.child.expect(pexpect.EOF, timeout=10)
+
+
+def test_always_allows_the_shown_prefix_for_this_session_only(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    first, second, third = tmp_path / "one", tmp_path / "two", tmp_path / "three"
+    server = serve(
+        {
+            "rules": [
+                {"when": {"user": "first"}, "reply": {"text": f"CMD: touch {first}\n"}},
+                {"when": {"user": "second"}, "reply": {"text": f"CMD: touch {second}\n"}},
+                {"when": {"user": "third"}, "reply": {"text": f"CMD: touch {third}\n"}},
+            ],
+            "default": {"text": "ok"},
+        }
+    )
+    config = (
+        f'default_model = "local"\n[models.local]\nendpoint = "{server.url}/v1"\n'
+        'model = "testllm"\n'
+    )
+    aish = spawn_aish(aish_home, config=config)
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.type_line("first please")
+    # What [a]lways would store is shown before it is chosen.
+    aish.expect(r"\[a\]lways: allow `touch` for this session")
+    aish.child.send("a")
+    aish.wait_prompt()
+    assert first.exists()
+    aish.type_line("second please")
+    aish.wait_prompt()
+    assert second.exists()  # no question this time
+    aish.type_line("exit")
+    aish.child.expect(pexpect.EOF, timeout=10)
+
+    # A new session has forgotten it: the question is back.
+    again = spawn_aish(aish_home, config=config)
+    terminals.append(again)
+    again.wait_prompt()
+    again.type_line("third please")
+    again.expect(r"\[a\]lways: allow `touch` for this session")
+    again.child.send("n")
+    again.wait_prompt()
+    assert not third.exists()
+    again.type_line("exit")
+    again.child.expect(pexpect.EOF, timeout=10)

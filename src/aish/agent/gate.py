@@ -61,6 +61,7 @@ from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
+    from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
     from aish.run.blast_radius import BlastRadius
@@ -99,12 +100,13 @@ __all__ = [
 Mode = Literal["interactive", "norris", "headless"]
 # `deny`: the user's permission policy refuses it; nobody is asked, no answer can run it.
 Decision = Literal["run", "ask", "halt", "deny"]
-Answer = Literal["yes", "edit", "no", "describe", "cancel"]
+# `always`: yes, and allow the offered prefix for the rest of the session (`Verdict.always`).
+Answer = Literal["yes", "always", "edit", "no", "describe", "cancel"]
 HaltAnswer = Literal["proceed", "skip", "abort"]
 # How an authorization came about: `auto` ran without asking, `refused` halted with no one to
 # ask (headless); the others are the user's answers.
 Outcome = Literal[
-    "auto", "yes", "edit", "no", "cancel", "proceed", "skip", "abort", "refused", "denied"
+    "auto", "yes", "always", "edit", "no", "cancel", "proceed", "skip", "abort", "refused", "denied"
 ]
 
 
@@ -170,6 +172,9 @@ class Policy:
     sandboxed: bool = False
     sandbox_destructive: Literal["halt", "run"] = "halt"
     sandbox_network: bool = False
+    # What the user allowed for this session with `[a]lways` (shared and growing; None: the
+    # prompt offers no `[a]lways`).
+    approvals: SessionApprovals | None = field(default=None, compare=False)
 
     @classmethod
     def from_config(
@@ -313,6 +318,8 @@ async def assess(
     shell = None
     if isinstance(action, ProposedCommand) and facts is not None:
         shell = await facts(_command_with_values(action.command))
+    if policy.approvals is not None:
+        policy = dataclasses.replace(policy, user_rules=policy.approvals.widen(policy.user_rules))
     verdict = _verdict(action, policy, shell)
     if isinstance(action, ProposedCommand):
         leaving = _secrets_leaving(action.command)
@@ -355,6 +362,8 @@ async def assess(
     decision = decide(action, verdict, policy, opinion)
     if ruling is not None:
         decision = "ask" if policy.mode == "interactive" else "halt"
+    elif policy.mode == "interactive" and isinstance(action, ProposedCommand):
+        decision, verdict = _session_approval(action, verdict, decision, policy, shell)
     cwd = shell.cwd if shell is not None and shell.cwd else None
     radius = None
     refused = decision == "halt" and policy.mode == "headless"  # nobody to show it to
@@ -362,6 +371,28 @@ async def assess(
         radius = await _predict(action.command, cwd, shell)
         verdict = replace(verdict, touches=_touches_lines(radius, policy))
     return Assessment(verdict, decision, opinion, radius, cwd, ruling)
+
+
+def _session_approval(
+    action: ProposedCommand,
+    verdict: Verdict,
+    decision: Decision,
+    policy: Policy,
+    shell: ShellFacts | None,
+) -> tuple[Decision, Verdict]:
+    """In chat: run unasked what an `[a]lways` approval covers (when it is `safe` with it),
+    and otherwise offer the prefix an `[a]lways` answer would approve."""
+    approvals = policy.approvals
+    if approvals is None or decision != "ask":
+        return decision, verdict
+    command = _command_with_values(action.command)
+    if verdict.level == "safe" and approvals.covers(command, shell):
+        return "run", verdict
+    from aish.safety.classifier import judge_line
+    from aish.safety.rules.approval_prefix import approval_prefix
+
+    prefix = approval_prefix(judge_line(command, policy.user_rules, shell))
+    return decision, verdict if prefix is None else replace(verdict, always=prefix)
 
 
 def _ruling(action: Action, policy: Policy, shell: ShellFacts | None) -> Ruling | None:
@@ -522,7 +553,9 @@ async def authorize(
                 radius = await _predict(edited.strip(), assessment.cwd, None)
                 assessment = replace(assessment, radius=radius)
             return _issue(action, assessment, "edit", run=True, text=edited.strip(), by="user")
-        return _issue(action, assessment, answer, run=answer == "yes")
+        if answer == "always" and policy.approvals is not None and assessment.verdict.always:
+            policy.approvals.add(assessment.verdict.always)  # what the prompt showed, no more
+        return _issue(action, assessment, answer, run=answer in ("yes", "always"))
 
 
 # ---- authorizations --------------------------------------------------------------------------

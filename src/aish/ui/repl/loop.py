@@ -23,6 +23,7 @@ from aish.agent.chat import ChatTurn
 from aish.agent.routing import KnownCommands, route_line
 from aish.agent.routing_paths import paths_under
 from aish.agent.second_opinion import SecondOpinion
+from aish.agent.session_approvals import SessionApprovals
 from aish.agent.shell_facts import ShellFactsSource
 from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
@@ -87,8 +88,10 @@ class Repl:
         self._model = model
         self._facts = prompt_facts(loaded.config)
         self.conversation = Conversation(render_system_prompt(self._facts))
-        self._policy = gate.Policy.from_config(loaded.config, "interactive")
-        self._norris_policy = gate.Policy.from_config(loaded.config, "norris")
+        # `[a]lways` answers: this session's only, in memory (never in a file).
+        self._approvals = SessionApprovals()
+        self._policy = self._approving(gate.Policy.from_config(loaded.config, "interactive"))
+        self._norris_policy = self._approving(gate.Policy.from_config(loaded.config, "norris"))
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
         # Lives as long as the session: its answers are cached for the session.
@@ -453,7 +456,12 @@ class Repl:
             return None
         from aish.agent.policy_scope import DirectoryPolicies
 
-        return DirectoryPolicies(self._scope, mode, cwd)
+        policies = DirectoryPolicies(self._scope, mode, cwd)
+        return lambda action: self._approving(policies(action))
+
+    def _approving(self, policy: gate.Policy) -> gate.Policy:
+        """`policy` with this session's `[a]lways` approvals."""
+        return dataclasses.replace(policy, approvals=self._approvals)
 
     def _follow_project(self) -> None:
         """When the project file governing the user's shell's directory is another one now (or
@@ -785,8 +793,8 @@ class Repl:
         old = self._loaded.config
         config = loaded.config
         self._loaded = loaded
-        self._policy = gate.Policy.from_config(config, "interactive")
-        self._norris_policy = gate.Policy.from_config(config, "norris")
+        self._policy = self._approving(gate.Policy.from_config(config, "interactive"))
+        self._norris_policy = self._approving(gate.Policy.from_config(config, "norris"))
         self._second_opinion = SecondOpinion.from_config(config, os.environ)
         # What `:route`, `:fallback` and `:cost limit` set this session, and the token
         # counter's calibration, stay; what comes from the config follows it.
