@@ -168,3 +168,17 @@ def test_policy_from_config_reads_the_permission_rules() -> None:
         ("/etc/**",),
         "safety.rule[0]",
     )
+
+
+@pytest.mark.parametrize("mode", ["interactive", "norris"])
+async def test_a_shell_tool_call_running_a_denied_command_is_refused(mode: gate.Mode) -> None:
+    frontend = Frontend()
+    call = gate.ProposedToolCall("box", "run_shell", {"command": "cd /repo && git push -f"})
+    granted = await authorize(
+        call, Policy(mode, user_rules=RULES), confirmer=frontend, halt=frontend
+    )
+    assert (granted.decision, granted.outcome, granted.run) == ("deny", "denied", False)
+    assert frontend.asked == frontend.halted == []
+    asked = gate.ProposedToolCall("box", "run_shell", {"command": "ls -la"})
+    halted = await authorize(asked, Policy("norris", user_rules=RULES), halt=Frontend("skip"))
+    assert halted.decision == "halt"

@@ -273,8 +273,9 @@ class ChatTurn:
                 outcome.cancelled = True
                 return False
             if not authorization.run:
-                answers.answer(call, DECLINED)
-                self.frontend.render(Status(f"not run: {prepared.action.text}"))
+                denied = authorization.outcome == "denied"
+                answers.answer(call, _not_run(call.name, authorization) if denied else DECLINED)
+                self.frontend.render(Status(_not_run(prepared.action.text, authorization)))
                 continue
             if authorization.outcome == "auto":
                 level = authorization.verdict.level

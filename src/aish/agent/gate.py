@@ -396,17 +396,26 @@ def _session_approval(
 
 
 def _ruling(action: Action, policy: Policy, shell: ShellFacts | None) -> Ruling | None:
-    """The user's deny or ask rule that covers the command (or may), else None."""
-    if not isinstance(action, ProposedCommand) or not policy.user_rules.tightening():
+    """The user's deny or ask rule that covers the command (or a command a tool call would
+    run), or may; else None. A deny outranks an ask."""
+    if not policy.user_rules.tightening():
         return None
     from aish.safety.rules.policy import Ruling, rule_on
 
     try:
-        ruling = rule_on(_command_with_values(action.command), policy.user_rules, shell)
+        if isinstance(action, ProposedCommand):
+            commands, facts = [_command_with_values(action.command)], shell
+        else:
+            from aish.safety.tool_calls import tool_call_commands
+
+            arguments = _arguments_with_values(action.arguments)
+            commands, facts = tool_call_commands(action.tool, arguments), None
+        rulings = [rule_on(command, policy.user_rules, facts) for command in commands]
     except Exception as error:  # fail closed: rules that cannot be checked make it ask
         why = f"your permission rules could not be checked ({type(error).__name__})"
         return Ruling("ask", why, Verdict("unknown", (why,)), why=why)
-    return ruling if ruling.by is not None and ruling.decision != "allow" else None
+    found = [r for r in rulings if r.by is not None and r.decision != "allow"]
+    return next((r for r in found if r.decision == "deny"), found[0] if found else None)
 
 
 async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRadius:
