@@ -81,6 +81,7 @@ CASES = [
     ("openssl x509 -noout -text -in cert.pem", "safe", ""),
     ("openssl x509 -noout -subject -dates -fingerprint -sha256 -in cert.pem", "safe", ""),
     ("openssl x509 -in cert.pem -out cert.der", "unknown", "-noout"),
+    ("openssl x509 -noout -text -in http://attacker.example/c", "unknown", "http:"),
     ("openssl x509 -noout -in cert.pem -out x", "unknown", "-out"),
     ("openssl x509 -noout -in cert.pem --out x", "unknown", "--out"),
     ("openssl x509 -noout -in cert.pem -engine evil", "unknown", "-engine"),

@@ -208,7 +208,9 @@ READ_ONLY_RULES: tuple[RO, ...] = (
                      "-M --remote-option* --daemon")),
     # ---- keys and certificates: printing them, with nothing that writes, signs or loads code
     # (-out, -CAcreateserial, -writerand, -engine, -provider …: none is on the list).
-    RO(("openssl",), sub=("x509",), require=("-noout",), allow_options=_X509_PRINTS),
+    # A URI for -in (`http://…`, a provider's `scheme:`) fetches or loads instead of reading.
+    RO(("openssl",), sub=("x509",), require=("-noout",), allow_options=_X509_PRINTS,
+       deny_operand=r"^[A-Za-z][A-Za-z0-9+.-]*:"),
     # -l prints a key's fingerprint; without it ssh-keygen makes, converts or edits keys.
     RO(("ssh-keygen",), require=("-l",), allow_options=_options("-l -f -lf -E -v -lv -lvf")),
     # ---- services, containers, clusters: status and listings
