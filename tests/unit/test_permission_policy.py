@@ -58,6 +58,27 @@ DENY_PUSH = UserRules(deny=("git push",))
         "git --git-dir=.git push",
         "git -c user.name=x push",
         "docker exec box git push",
+        "/usr/local/bin/git push",
+        "./git push",
+        "~/bin/git push",
+        'env -S "git push"',
+        "command -p git push",
+        "exec -a x git push",
+        "sudo bash <<EOF\ngit push\nEOF",
+        "nohup git push &",
+        "stdbuf -o0 git push",
+        "setsid git push",
+        "flock /tmp/l git push",
+        "doas git push",
+        "runuser -u bob -- git push",
+        'su -c "git push" bob',
+        'script -c "git push" /dev/null',
+        'at now <<< "git push"',
+        'trap "git push" EXIT',
+        "awk 'BEGIN { system(\"git push\") }'",
+        "python3 -c 'import os; os.system(\"git push\")'",
+        "tmux new -d 'git push'",
+        "tmux send-keys -t 0 'git push' Enter",
     ],
 )
 def test_deny_matches_through_every_wrapper_and_list_form(command: str) -> None:
@@ -93,6 +114,9 @@ def test_deny_does_not_match_mentions_or_other_commands(command: str) -> None:
         'bash -c "$cmd"',
         'eval "$line"',
         "ls )(",  # does not parse: what bash makes of it is beyond reading
+        "parallel git ::: push",
+        'bash -c "echo $x"',  # $x is parsed as code: it may hold `; git push`
+        "awk '{ system(\"echo \" $1) }' list",
     ],
 )
 def test_a_command_that_may_be_denied_asks_naming_the_rule(command: str) -> None:

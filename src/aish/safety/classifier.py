@@ -576,6 +576,9 @@ def _simple_command(name: Arg, args: Sequence[Arg], via: Via) -> SimpleCommand:
         own = _after_global_options(program, words[1:])
         if own is not None:
             spellings = ((program, *own),)
+    elif program is None and words[0] is not None and "/" in words[0]:
+        # `~/bin/git push`, `./git push`: a deny on `git push` must not be dodged by a path.
+        spellings = ((words[0].rpartition("/")[2], *words[1:]),)
     open_ended = bool(via) and via[-1].startswith(("xargs", "parallel"))
     return SimpleCommand(words, spellings, open_ended, via)
 
