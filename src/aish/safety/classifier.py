@@ -49,6 +49,7 @@ from aish.safety.rules.content_checks import CONTENT_CHECKS, awk_programs
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.rules.inline_code import InlineCode, inline_code, inline_verdicts
 from aish.safety.rules.listing import describe_rules
+from aish.safety.rules.met_command import simple_command
 from aish.safety.rules.multiplexers import multiplexer_code
 from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
@@ -292,7 +293,7 @@ class _Judge:
         self.work += 1 + len(args)
         if self.work > _WORK_BUDGET:
             raise _TooComplex
-        met = _simple_command(name, args, via)
+        met = simple_command(_program(name)[0], name, args, via)
         self.seen.append(met)
         if self.facts is not None and name.value is not None and name.value == name.text:
             live = self._live(name.value, args, inv, depth, via, lookup)
@@ -562,47 +563,6 @@ def _program(name: Arg) -> tuple[str | None, str]:
     if value == "python3" or value == "pip3":
         value = value[:-1]
     return value, ""
-
-
-def _simple_command(name: Arg, args: Sequence[Arg], via: Via) -> SimpleCommand:
-    """The command as the permission policy reads it: the program's name as the tables know
-    it (or the script's path as written), each word after quote removal or None when it is
-    computed; names a wrapper takes from input (`xargs`, `find -exec … {}`) are computed."""
-    program, _ = _program(name)
-    fed = bool(via) and via[-1].startswith(("xargs", "find -", "parallel"))
-    words = (program or _literal(name), *(_literal(a, fed) for a in args))
-    spellings: tuple[tuple[str | None, ...], ...] = ()
-    if program in GLOBAL_FLAGS:
-        own = _after_global_options(program, words[1:])
-        if own is not None:
-            spellings = ((program, *own),)
-    elif program is None and words[0] is not None and "/" in words[0]:
-        # `~/bin/git push`, `./git push`: a deny on `git push` must not be dodged by a path.
-        spellings = ((words[0].rpartition("/")[2], *words[1:]),)
-    open_ended = bool(via) and via[-1].startswith(("xargs", "parallel"))
-    return SimpleCommand(words, spellings, open_ended, via)
-
-
-def _literal(word: Arg, fed: bool = False) -> str | None:
-    value = word.value
-    if value is None or DYNAMIC_VALUE in value or COMMAND_OUTPUT in value:
-        return None
-    if fed and "{}" in value:
-        return None  # replaced by the names read at run time
-    return value
-
-
-def _after_global_options(
-    program: str, words: Sequence[str | None]
-) -> tuple[str | None, ...] | None:
-    """`-C dir push -f` as `push -f`: the words from the subcommand on (git's, docker's
-    global options dropped), or None when there were none to drop."""
-    values = VALUE_OPTIONS.get(program, frozenset())
-    index = 0
-    while index < len(words) and (words[index] or "").startswith("-"):
-        word = words[index] or ""
-        index += 2 if word in values else 1
-    return tuple(words[index:]) if index else None
 
 
 def _step(program: str) -> str:

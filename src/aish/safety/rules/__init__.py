@@ -1,8 +1,9 @@
 """The rule tables and the checks that read a program's arguments: the read-only allowlist
 (`read_only`), the destructive families (`destructive`), their shapes (`types`), the user's own
 rules from config (`user`) and the permission policy over them (`command_pattern`,
-`policy_match`, `policy`), programs that run code they are handed (`code_runners`), checks of
-script content (`content_checks`, `awk_program`), configuration that makes a reader run a
+`met_command`, `policy_match`, `policy`, `approval_prefix`), programs that run code they are
+handed (`code_runners`, `inline_code`, `multiplexers`), checks of script content
+(`content_checks`, `awk_program`, `editor_scripts`), configuration that makes a reader run a
 program (`configured_code`) and the `:safety rules` listing (`listing`). Data and pure code.
 """
 
