@@ -13,7 +13,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from aish.safety.bash.command_walk import (
     COMMAND_OUTPUT,
@@ -97,6 +97,11 @@ MAX_CHARS = 16384
 _WORK_BUDGET = 40_000
 
 
+# A simple command as met: read into a `SimpleCommand` only when the policy asks (most lines
+# are judged with no policy rule to match).
+_Met = tuple[str | None, Arg, Sequence[Arg], Via]
+
+
 @dataclass(frozen=True)
 class Judgement:
     """A line's verdict and every simple command met on the way, after unwrapping (what the
@@ -105,7 +110,11 @@ class Judgement:
     anything."""
 
     verdict: Verdict
-    commands: tuple[SimpleCommand, ...] = ()
+    met: tuple[SimpleCommand | _Met, ...] = ()
+
+    @cached_property
+    def commands(self) -> tuple[SimpleCommand, ...]:
+        return tuple(m if isinstance(m, SimpleCommand) else simple_command(*m) for m in self.met)
 
 
 # What the policy must assume a part it could not read runs: anything.
@@ -199,7 +208,7 @@ class _Judge:
         self.work = 0
         self.expanding: frozenset[str] = frozenset()  # aliases being expanded
         # Every simple command met, for the permission policy.
-        self.seen: list[SimpleCommand] = []
+        self.seen: list[SimpleCommand | _Met] = []
 
     def unreadable(self) -> None:
         self.seen.append(UNREAD)
@@ -293,13 +302,13 @@ class _Judge:
         self.work += 1 + len(args)
         if self.work > _WORK_BUDGET:
             raise _TooComplex
-        met = simple_command(_program(name)[0], name, args, via)
-        self.seen.append(met)
+        program, objection = _program(name)
+        self.seen.append((program, name, args, via))
+        met = _Lazy(program, name, args, via)
         if self.facts is not None and name.value is not None and name.value == name.text:
             live = self._live(name.value, args, inv, depth, via, lookup)
             if live is not None:
                 return live
-        program, objection = _program(name)
         if program is None:
             # A script the user named in `safety.allow` (`./scripts/check.sh *`) is theirs to vouch
             # for; a computed name never is.
@@ -471,13 +480,13 @@ class _Judge:
 
     # ---- user rules -------------------------------------------------------------------------
 
-    def _user_destructive(self, met: SimpleCommand, via: Via) -> Verdict:
+    def _user_destructive(self, met: _Lazy, via: Via) -> Verdict:
         if not self.rules.destructive:
             return SAFE
         hits = [
             p
             for p in self.rules.destructive
-            if match_command(pattern_words(p), met, tighten=True) == "yes"
+            if match_command(pattern_words(p), met.read(), tighten=True) == "yes"
         ]
         return (
             Verdict("destructive", tuple(via_(f"matches your rule `{p}`", via) for p in hits))
@@ -485,9 +494,13 @@ class _Judge:
             else SAFE
         )
 
-    def _allowed(self, met: SimpleCommand, via: Via) -> Verdict | None:
+    def _allowed(self, met: _Lazy, via: Via) -> Verdict | None:
         """Safe, naming the user's allow rule that vouches for the command, or None."""
-        rule = next((r for r in self.rules.allowing() if rule_match(r, met) == "yes"), None)
+        allowing = self.rules.allowing()
+        if not allowing:
+            return None
+        command = met.read()
+        rule = next((r for r in allowing if rule_match(r, command) == "yes"), None)
         if rule is None:
             return None
         said = f"`{rule.commands[0]}`" if rule.name == "safety.allow" else rule.label
@@ -563,6 +576,19 @@ def _program(name: Arg) -> tuple[str | None, str]:
     if value == "python3" or value == "pip3":
         value = value[:-1]
     return value, ""
+
+
+class _Lazy:
+    """A met command, read for the user's rules only when there are some."""
+
+    def __init__(self, program: str | None, name: Arg, args: Sequence[Arg], via: Via) -> None:
+        self._met: _Met = (program, name, args, via)
+        self._read: SimpleCommand | None = None
+
+    def read(self) -> SimpleCommand:
+        if self._read is None:
+            self._read = simple_command(*self._met)
+        return self._read
 
 
 def _step(program: str) -> str:
