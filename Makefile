@@ -87,6 +87,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/snapshot.py
+	$(BIN)/python bench/routing_corpus.py
 
 # The soak in its long form (the short one runs with `make test`): AISH_SOAK_TURNS=2000 for more.
 soak: $(STAMP) $(TOOLS_STAMP)

@@ -24,9 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from aish.run.blast_radius import predict
-from aish.run.snapshots import SnapshotStore
-from aish.run.tree_state import tree_state
+from aish.run.undo import SnapshotStore, predict, tree_state
 from results import write_section  # bench/ is the script directory, so this resolves
 
 MB = 1024 * 1024

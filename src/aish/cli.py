@@ -210,7 +210,7 @@ def _session_to_use(
 
 
 def _run_route(args: argparse.Namespace) -> int:
-    from aish.agent.route_command import run_class_command, run_route_command
+    from aish.agent.routing import run_class_command, run_route_command
 
     if not args.by_class:
         return run_route_command(list(args.text), sys.stdin, sys.stdout)
@@ -344,15 +344,17 @@ def _ask_targets(
 
     from aish.agent.events import Status
     from aish.agent.fallback import fallback_target
+    from aish.session import preset_resolver
 
+    targets = preset_resolver(config, os.environ)
     if route and config.routing.auto:
         from aish.agent.model_class import routed_target
 
-        target, said = routed_target(config, question, target, os.environ)
+        target, said = routed_target(config, question, target, targets)
         if said is not None:
             printer.render(Status(said))
     enabled = config.routing.cloud_fallback
-    fallback, problem = fallback_target(config, target, os.environ, enabled=enabled)
+    fallback, problem = fallback_target(config, target, targets, enabled=enabled)
     if problem is not None:
         printer.render(Status(problem))
     return target, fallback
@@ -363,8 +365,9 @@ def _run_ask(args: argparse.Namespace) -> int:
     import os
 
     from aish.agent.oneshot import AskOutcome, ask_once, build_ask_messages, read_piped
-    from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.agent.outbound import SpendingStopped
+    from aish.errors import ConfigError
+    from aish.session import resolve_target
     from aish.ui.ask_printer import AskPrinter
 
     question = " ".join(args.question).strip()
@@ -422,7 +425,8 @@ def _run_ask(args: argparse.Namespace) -> int:
         logging.getLogger("aish.ask").warning(
             "request failed: %s", outcome.error, exc_info=outcome.error
         )
-        return EXIT_USAGE if isinstance(outcome.error, ConfigError) else EXIT_FAILED
+        refused = isinstance(outcome.error, ConfigError | SpendingStopped)
+        return EXIT_USAGE if refused else EXIT_FAILED
     return EXIT_OK
 
 
@@ -434,8 +438,8 @@ def _run_goal(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
+    from aish.session import resolve_target
     from aish.ui.goal_printer import GoalPrinter
     from aish.ui.goal_run import GoalOptions, run_goal
 
@@ -532,9 +536,9 @@ def _run_doctor(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from aish.config import resolve_target
-    from aish.config.doctor import check_endpoint
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
+    from aish.llm.probe import check_endpoint
+    from aish.session import resolve_target
     from aish.ui.render.visible_text import visible
 
     loaded = _load(args)

@@ -247,7 +247,9 @@ def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     out, err = proc.communicate(timeout=20)
     took_s = time.monotonic() - started
     assert proc.returncode == 130
-    assert took_s < 2, f"exited {took_s:.1f}s after SIGINT"
+    # Ctrl-C stopped the stream instead of letting it run on: it exits within a tenth of a second of
+    # the signal; 5 s is generous on a busy machine and far below the minutes the reply takes.
+    assert took_s < 5, f"exited {took_s:.1f}s after SIGINT"
     text = (first + out).decode()
     assert text.startswith("first part,") and len(text) < len(reply) // 2
     assert "cut short" in err.decode() and b"Traceback" not in err

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.run.blast_radius import predict
-from aish.run.radius_text import radius_lines, undo_line
+from aish.run.undo import predict, radius_lines, undo_line
 
 from ..file_trees import bash, disk_count, git, listing, make_tree
 
@@ -113,6 +112,37 @@ def test_git_reset_hard_lists_the_files_it_would_put_back(work: Path) -> None:
     assert predict("git restore notes.txt", str(work)).paths == (str(work / "notes.txt"),)
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["git -C {repo} restore .", "git -C {repo} checkout -- .", "git -C {repo} clean -fd"],
+)
+def test_a_hostile_repositorys_programs_do_not_run_while_its_radius_is_computed(
+    tmp_path: Path, command: str
+) -> None:
+    # A work tree from a tarball brings its own .git/config: a filter driver every changed file
+    # is read through, an fsmonitor hook, a pager. The radius is shown before the yes, and the
+    # repository is named with -C, so the gate never read that config: git must run none of it.
+    repo, ran = tmp_path / "unpacked", tmp_path / "ran"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "data.txt").write_text("committed\n")
+    git(repo, "add", "data.txt")
+    git(repo, "commit", "-qm", "first")
+    for key in ("filter.x.clean", "filter.x.process", "core.fsmonitor", "core.pager"):
+        git(repo, "config", key, f"touch {ran}/{key}; cat")
+    git(repo, "config", "filter.x.required", "true")
+    (repo / ".gitattributes").write_text("* filter=x\n")
+    (repo / "data.txt").write_text("changed, so git must read it again\n")
+    ran.mkdir()
+
+    radius = predict(command.format(repo=repo), str(tmp_path), git=True)
+    assert list(ran.iterdir()) == []
+    if "clean" in command:
+        assert radius.paths == (str(repo / ".gitattributes"),)
+    else:  # still listed, without its filter: the content differs either way
+        assert radius.paths == (str(repo / "data.txt"),)
+
+
 def test_redirections_overwrite_append_and_create(work: Path) -> None:
     radius = predict("echo hi > notes.txt; date >> new.log 2>/dev/null", str(work))
     assert {(t.path, t.effect, t.now.exists) for t in radius.targets} == {
@@ -191,6 +221,6 @@ def test_over_the_snapshot_limit_is_not_undoable(work: Path) -> None:
 
 
 def _human(size: int) -> str:
-    from aish.run.radius_text import human_bytes
+    from aish.run.undo import human_bytes
 
     return human_bytes(size)

@@ -19,7 +19,7 @@ import pytest
 
 from aish.config import autodetect, load_config
 from aish.config.autodetect import LocalServer, probe_local_servers, run_probe
-from aish.config.doctor import check_endpoint
+from aish.llm.probe import check_endpoint
 from aish.llm.types import ModelTarget
 
 

@@ -18,28 +18,15 @@ import pytest
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
-from aish.agent.events import AgentEvent, Status, UsageRecorded
+from aish.agent.events import AgentEvent, UsageRecorded
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.summary import SUMMARY_START
 from aish.conversation.tokens import TokenCounter
 from aish.llm.types import ModelTarget
 from aish.safety.bash.live_shell import ShellFacts
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
-
-
-class Frontend:
-    def __init__(self) -> None:
-        self.events: list[AgentEvent] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Any) -> Any:
-        raise AssertionError("nothing is proposed in these tests")
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.events if isinstance(e, Status)]
 
 
 async def _no_shell(authorization: gate.Authorization) -> CommandRun:
@@ -52,8 +39,8 @@ def _target(url: str, model: str = "testllm", **options: Any) -> ModelTarget:
 
 def _chat(
     conversation: Conversation, url: str, budget: ContextBudget, log: list[Any]
-) -> tuple[ChatTurn, Frontend]:
-    frontend = Frontend()
+) -> tuple[ChatTurn, ScriptedFrontend]:
+    frontend = ScriptedFrontend()
 
     def record(kind: str, payload: Mapping[str, Any]) -> None:
         log.append((kind, dict(payload)))
@@ -181,7 +168,9 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
     scenario = {
         "models": ["testllm", "summ"],
         # The preset's idle timeout is a minute: only the summary's own bound can end it.
-        "rules": [{"when": {"model": "^summ$"}, "reply": {"text": "late", "first_delay_ms": 3000}}],
+        "rules": [
+            {"when": {"model": "^summ$"}, "reply": {"text": "late", "first_delay_ms": 30_000}}
+        ],
     }
     server = serve(scenario)
     summariser = _target(server.url, "summ", idle_timeout_s=60)
@@ -194,7 +183,10 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
     turn, frontend = _chat(conversation, server.url, budget, log)
     started = time.monotonic()
     outcome = await turn.ask("q1")
-    assert time.monotonic() - started < 2.5
+    # Not a speed claim: the turn did not wait for the summariser. It takes about a second (the
+    # 0.5 s bound and the reply); 10 s is generous on a busy machine and still well below the
+    # summariser's 30 s.
+    assert time.monotonic() - started < 10
     assert outcome.reply.text == "You said: q1"
     assert any(
         s.startswith("summariser summ failed (no answer within 0.5s)") for s in frontend.statuses()
@@ -204,7 +196,7 @@ async def test_a_slow_summariser_holds_the_request_only_for_its_timeout(
 async def test_an_unreachable_summariser_preset_is_said_and_eviction_goes_on(
     serve: ServeFn,
 ) -> None:
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
 
     server = serve({})
 
@@ -239,9 +231,7 @@ async def test_a_token_budget_evicts_the_oldest_exchanges(serve: ServeFn) -> Non
 
 
 async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
-    from aish.agent.norris import NorrisRun
-    from aish.agent.norris_bounds import NorrisBounds
-    from aish.agent.norris_prompt import INSTRUCTIONS
+    from aish.agent.norris import INSTRUCTIONS, NorrisBounds, NorrisRun
 
     scenario = {
         "models": ["testllm", "summ"],
@@ -257,7 +247,7 @@ async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
     budget = ContextBudget(
         max_turns=3, token_budget=100_000, summarize_on_evict=True, summarizer=lambda a: summariser
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
 
     async def run(authorization: gate.Authorization, timeout_s: float) -> CommandRun:
         approved = gate.redeem(authorization)

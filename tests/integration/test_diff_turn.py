@@ -11,18 +11,15 @@ from __future__ import annotations
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.diffs import ProposedDiff
-from aish.agent.events import AgentEvent, Status
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.ui.agent_shell import AgentShell
-from aish.ui.diff_apply import apply_command, check_diff
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 
@@ -36,41 +33,6 @@ DIFF = """Here is the fix:
 +world
 ```
 """
-
-
-class Frontend:
-    def __init__(self, *reviews: str) -> None:
-        self.reviews = list(reviews)
-        self.events: list[AgentEvent] = []
-        self.asked: list[tuple[str, str]] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def review_diff(self, diff: ProposedDiff, cwd: str) -> str | None:
-        answer = self.reviews.pop(0)
-        if answer == "cancel":
-            return "cancel"
-        if answer != "apply":
-            return None
-        ok, reason = await check_diff(diff, cwd)
-        if not ok:
-            self.render(Status(f"diff not applied: it does not apply ({reason})"))
-            return None
-        return apply_command(diff, cwd)
-
-    async def confirm_command(self, command: str, verdict: Any) -> gate.Answer:
-        self.asked.append((command, verdict.level))
-        return "no"
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.events if isinstance(e, Status)]
 
 
 @pytest.fixture
@@ -95,7 +57,7 @@ async def shell(repo: Path) -> AsyncIterator[AgentShell]:
         await agent.close()
 
 
-def _turn(url: str, frontend: Frontend, shell: AgentShell) -> ChatTurn:
+def _turn(url: str, frontend: ScriptedFrontend, shell: AgentShell) -> ChatTurn:
     async def run(authorization: gate.Authorization) -> CommandRun:
         return await shell.run_authorized(authorization, 30)
 
@@ -107,7 +69,7 @@ async def test_an_applied_diff_changes_the_file_through_the_gate(
     serve: ServeFn, repo: Path, shell: AgentShell
 ) -> None:
     server = serve({"default": {"text": DIFF}})
-    frontend = Frontend("apply")
+    frontend = ScriptedFrontend(reviews=("apply",))
     outcome = await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
     assert outcome.error is None
     assert (repo / "hello.txt").read_text() == "hello\nworld\n"
@@ -118,7 +80,7 @@ async def test_a_declined_diff_leaves_the_file_alone(
     serve: ServeFn, repo: Path, shell: AgentShell
 ) -> None:
     server = serve({"default": {"text": DIFF}})
-    frontend = Frontend("no")
+    frontend = ScriptedFrontend(reviews=("no",))
     await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
     assert frontend.reviews == []  # it was offered, and declined
     assert (repo / "hello.txt").read_text() == "hello\nwrold\n"
@@ -132,7 +94,9 @@ async def test_a_diff_applies_at_the_project_root_from_a_subdirectory(
     server = serve({"default": {"text": DIFF}})
     agent = await AgentShell.start(str(repo / "sub"))
     try:
-        await _turn(server.url, Frontend("apply"), agent).ask("fix it", cwd=str(repo / "sub"))
+        await _turn(server.url, ScriptedFrontend(reviews=("apply",)), agent).ask(
+            "fix it", cwd=str(repo / "sub")
+        )
     finally:
         await agent.close()
     assert (repo / "hello.txt").read_text() == "hello\nworld\n"
@@ -143,7 +107,7 @@ async def test_cancelling_at_a_diff_stops_the_replys_commands_too(
     serve: ServeFn, repo: Path, shell: AgentShell
 ) -> None:
     server = serve({"default": {"text": DIFF + "Then check:\nCMD: cat hello.txt\n"}})
-    frontend = Frontend("cancel")
+    frontend = ScriptedFrontend(reviews=("cancel",))
     outcome = await _turn(server.url, frontend, shell).ask("fix it", cwd=str(repo))
     assert outcome.cancelled and outcome.ran == []
     assert "cancelled: 1 proposed command(s) not run" in frontend.statuses()
@@ -154,7 +118,7 @@ async def test_a_diff_that_does_not_apply_is_refused_after_its_check(
 ) -> None:
     (repo / "hello.txt").write_text("something else\n")
     server = serve({"default": {"text": DIFF}})
-    frontend = Frontend("apply")
+    frontend = ScriptedFrontend(reviews=("apply",))
     await _turn(server.url, frontend, shell).ask("fix the typo", cwd=str(repo))
     assert (repo / "hello.txt").read_text() == "something else\n"
     assert any(s.startswith("diff not applied: it does not apply") for s in frontend.statuses())
@@ -167,6 +131,6 @@ async def test_a_diff_outside_the_project_is_never_offered(
         "b/hello.txt", "b/../escape.txt"
     )
     server = serve({"default": {"text": outside}})
-    frontend = Frontend()  # no review may be asked
+    frontend = ScriptedFrontend(reviews=())  # a reviewer, but no review may be asked
     await _turn(server.url, frontend, shell).ask("fix it", cwd=str(repo))
     assert any(s.startswith("diff not offered: it touches") for s in frontend.statuses())

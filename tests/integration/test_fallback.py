@@ -16,58 +16,23 @@ import pytest
 from aish.agent import gate
 from aish.agent.chat import ChatOutcome, ChatTurn
 from aish.agent.events import (
-    AgentEvent,
-    AssistantDelta,
     CommandFinished,
     ReplyFinished,
     RequestFailed,
-    Status,
     UsageRecorded,
 )
-from aish.agent.gate import Answer, Authorization, HaltAnswer
+from aish.agent.gate import Authorization
 from aish.agent.norris import NorrisRun
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import Message, ModelTarget
-from aish.safety.verdict import Verdict
 from aish.ui.agent_shell import AgentShell
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 
 SYSTEM = "You are aish."
 QUESTION = "what is up?"
 RESCUE = "From the fallback."
-
-
-class Frontend:
-    """Records every event; nothing here is meant to ask the user anything."""
-
-    def __init__(self) -> None:
-        self.events: list[AgentEvent] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-        raise AssertionError(f"nothing was meant to be confirmed: {command}")
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        raise AssertionError(f"nothing was meant to halt: {action}")
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    def statuses(self) -> list[str]:
-        # "waiting for …" depends on how fast the machine is, not on what is tested.
-        return [e.text for e in self.of(Status) if not e.text.startswith("waiting for ")]
-
-    def shown_text(self) -> str:
-        return "".join(e.text for e in self.of(AssistantDelta))
 
 
 async def no_shell(authorization: Authorization) -> CommandRun:
@@ -102,7 +67,8 @@ class Turn:
 
     def __init__(self, primary: ModelTarget, fallback: ModelTarget | None) -> None:
         self.log: list[tuple[str, dict[str, Any]]] = []
-        self.frontend = Frontend()
+        # Nothing here is meant to ask the user anything: an unscripted question fails.
+        self.frontend = ScriptedFrontend(waiting_statuses=False)
         self.conversation = Conversation(SYSTEM)
         self.chat = ChatTurn(
             self.conversation,
@@ -333,7 +299,7 @@ async def test_a_norris_step_falls_back_and_the_next_step_asks_the_executor(
         }
     )
     rescue = serve({"default": {"text": "CMD: echo hello"}})
-    frontend = Frontend()
+    frontend = ScriptedFrontend(waiting_statuses=False)
     log: list[tuple[str, dict[str, Any]]] = []
     shell = await AgentShell.start(str(tmp_path))
     try:

@@ -16,34 +16,13 @@ import pytest
 from aish.agent import gate
 from aish.agent.events import Halt
 from aish.agent.shell_facts import ShellFactsSource
-from aish.run.snapshots import SnapshotStore
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import SnapshotStore, UndoRecorder
 from aish.safety.bash.live_shell import ShellFacts
 from aish.ui.agent_shell import AgentShell
 from aish.ui.render.norris_frames import norris_pieces
+from tests.support import ScriptedFrontend
 
 from ..file_trees import disk_count, listing, make_tree
-
-
-class Frontend:
-    def __init__(self, answer: gate.Answer = "yes", edit: str | None = None) -> None:
-        self.answer = answer
-        self.edit = edit
-        self.shown: list[gate.Verdict] = []
-
-    async def confirm_command(self, command: str, verdict: gate.Verdict) -> gate.Answer:
-        self.shown.append(verdict)
-        return self.answer
-
-    async def edit_command(self, command: str) -> str | None:
-        return self.edit
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-    async def halt_action(self, action: str, verdict: gate.Verdict) -> gate.HaltAnswer:
-        self.shown.append(verdict)
-        return "proceed"
 
 
 @pytest.fixture
@@ -65,14 +44,14 @@ def _facts(cwd: Path) -> Callable[[str], Awaitable[ShellFacts | None]]:
 
 async def test_the_confirm_prompt_is_shown_what_the_command_touches(work: Path) -> None:
     files, _size = disk_count(work / "build")
-    frontend = Frontend()
+    frontend = ScriptedFrontend("yes")
     granted = await gate.authorize(
         gate.ProposedCommand("rm -r build"),
         gate.Policy("interactive"),
         confirmer=frontend,
         facts=_facts(work),
     )
-    [verdict] = frontend.shown
+    [(_, verdict)] = frontend.asked
     assert verdict.level == "destructive"
     assert verdict.touches[0].startswith(f"deletes {files:,} files, ")
     assert verdict.touches[0].endswith(" under build/")
@@ -81,41 +60,43 @@ async def test_the_confirm_prompt_is_shown_what_the_command_touches(work: Path) 
 
 
 async def test_safe_and_refused_commands_get_no_prediction(work: Path) -> None:
-    frontend = Frontend()
+    frontend = ScriptedFrontend("yes")
     safe = await gate.authorize(
         gate.ProposedCommand("ls build"),
         gate.Policy("interactive"),
         confirmer=frontend,
         facts=_facts(work),
     )
-    assert safe.radius is None and frontend.shown[0].touches == ()
+    assert safe.radius is None and frontend.asked[0][1].touches == ()
     refused = await gate.authorize(
         gate.ProposedCommand("rm -r build"), gate.Policy("headless"), facts=_facts(work)
     )
     assert not refused.run and refused.radius is None
     unknown_cwd = await gate.authorize(
-        gate.ProposedCommand("rm -r build"), gate.Policy("interactive"), confirmer=Frontend()
+        gate.ProposedCommand("rm -r build"),
+        gate.Policy("interactive"),
+        confirmer=ScriptedFrontend("yes"),
     )
     assert unknown_cwd.radius is None
 
 
 async def test_over_the_limit_the_prompt_says_not_undoable(work: Path) -> None:
-    frontend = Frontend(answer="no")
+    frontend = ScriptedFrontend("no")
     await gate.authorize(
         gate.ProposedCommand("rm -r build"),
         gate.Policy("interactive", undo_max_bytes=1024),
         confirmer=frontend,
         facts=_facts(work),
     )
-    assert frontend.shown[0].touches[-1].startswith("not undoable: ")
-    unpredictable = Frontend(answer="no")
+    assert frontend.asked[0][1].touches[-1].startswith("not undoable: ")
+    unpredictable = ScriptedFrontend("no")
     await gate.authorize(
         gate.ProposedCommand("bash cleanup.sh"),
         gate.Policy("interactive"),
         confirmer=unpredictable,
         facts=_facts(work),
     )
-    assert unpredictable.shown[0].touches == (
+    assert unpredictable.asked[0][1].touches == (
         "cannot predict: bash runs code aish cannot see",
         "not undoable: targets unknown",
     )
@@ -126,21 +107,21 @@ async def test_an_edited_command_is_predicted_again(work: Path) -> None:
     edited = await gate.authorize(
         gate.ProposedCommand("rm -r build"),
         gate.Policy("interactive"),
-        confirmer=Frontend(answer="edit", edit="rm notes.txt"),
+        confirmer=ScriptedFrontend("edit", edits=("rm notes.txt",)),
         facts=_facts(work),
     )
     assert edited.radius is not None and edited.radius.paths == (str(work / "notes.txt"),)
 
 
 async def test_the_halt_banner_shows_it_too(work: Path) -> None:
-    frontend = Frontend()
+    frontend = ScriptedFrontend("proceed")
     await gate.authorize(
         gate.ProposedCommand("rm -r build"),
         gate.Policy("norris"),
         halt=frontend,
         facts=_facts(work),
     )
-    touches = frontend.shown[0].touches
+    touches = frontend.halted[0][1].touches
     shown = "".join(
         text
         for text, _style in norris_pieces(
@@ -160,7 +141,10 @@ async def test_norris_step_in_the_agent_shell_is_snapshotted_and_undone(
     try:
         facts = ShellFactsSource(agent.session.state_report)  # the live shell, as in a run
         granted = await gate.authorize(
-            gate.ProposedCommand("rm -r build"), gate.Policy("norris"), halt=Frontend(), facts=facts
+            gate.ProposedCommand("rm -r build"),
+            gate.Policy("norris"),
+            halt=ScriptedFrontend("proceed"),
+            facts=facts,
         )
         run = await agent.run_authorized(granted, timeout_s=60)
     finally:

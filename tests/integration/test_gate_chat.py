@@ -7,7 +7,6 @@ redeems each authorization exactly as the REPL's executor does.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
 from collections.abc import Mapping
@@ -18,45 +17,19 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.events import AgentEvent, AssistantDelta, Status, UsageRecorded
-from aish.agent.gate import Answer, Authorization
+from aish.agent.events import AssistantDelta, Status, UsageRecorded
+from aish.agent.gate import Authorization
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.llm.types import ModelTarget
 from aish.safety.classifier import classify
-from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish_testllm.prefix import serialise_prompt
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
-
-
-class Frontend:
-    """Scripted answers to the confirm prompt; records what it was shown."""
-
-    def __init__(self, *answers: Answer, edits: tuple[str, ...] = ()) -> None:
-        self.answers = list(answers)
-        self.edits = list(edits)
-        self.events: list[AgentEvent] = []
-        self.asked: list[tuple[str, Verdict]] = []
-        self.descriptions: list[str] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-        self.asked.append((command, verdict))
-        return self.answers.pop(0)
-
-    async def edit_command(self, command: str) -> str | None:
-        return self.edits.pop(0)
-
-    async def show_description(self, command: str, description: str) -> None:
-        self.descriptions.append(description)
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.events if isinstance(e, Status)]
 
 
 class Shell:
@@ -79,7 +52,7 @@ class Shell:
 
 def turn(
     url: str,
-    frontend: Frontend,
+    frontend: ScriptedFrontend,
     *,
     confirm_cmd: bool = True,
     log: list[Any] | None = None,
@@ -112,7 +85,7 @@ PROPOSALS = "Try these:\nCMD: ls -la\nCMD: touch notes.txt\nCMD: rm -rf build\n"
 
 async def test_every_command_asks_with_its_verdict(serve: ServeFn) -> None:
     server = serve({"default": {"text": PROPOSALS}})
-    frontend = Frontend("yes", "no", "yes")
+    frontend = ScriptedFrontend("yes", "no", "yes")
     log: list[Any] = []
     chat, shell = turn(server.url, frontend, log=log)
     outcome = await chat.ask("tidy up")
@@ -143,7 +116,7 @@ async def test_every_command_asks_with_its_verdict(serve: ServeFn) -> None:
 
 async def test_without_confirm_cmd_only_safe_commands_run_unasked(serve: ServeFn) -> None:
     server = serve({"default": {"text": PROPOSALS}})
-    frontend = Frontend("no", "yes")
+    frontend = ScriptedFrontend("no", "yes")
     chat, shell = turn(server.url, frontend, confirm_cmd=False)
     await chat.ask("tidy up")
     assert [command for command, _ in frontend.asked] == ["touch notes.txt", "rm -rf build"]
@@ -154,7 +127,7 @@ async def test_without_confirm_cmd_only_safe_commands_run_unasked(serve: ServeFn
 
 async def test_ctrl_c_on_a_command_run_unasked_stops_the_rest(serve: ServeFn) -> None:
     server = serve({"default": {"text": "CMD: sleep 30\nCMD: ls\nCMD: touch notes.txt\n"}})
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     chat, shell = turn(server.url, frontend, confirm_cmd=False)
     shell.exit_statuses["sleep 30"] = 130
     await chat.ask("wait a bit")
@@ -167,7 +140,7 @@ async def test_ctrl_c_on_a_command_the_user_approved_leaves_the_rest_to_them(
     serve: ServeFn,
 ) -> None:
     server = serve({"default": {"text": "CMD: sleep 30\nCMD: touch notes.txt\n"}})
-    frontend = Frontend("yes", "no")
+    frontend = ScriptedFrontend("yes", "no")
     chat, shell = turn(server.url, frontend)
     shell.exit_statuses["sleep 30"] = 130
     await chat.ask("wait a bit")
@@ -186,10 +159,10 @@ async def test_edit_runs_the_users_command_and_describe_asks_again(serve: ServeF
             "default": {"text": "CMD: touch notes.txt\nCMD: rm -rf build\n"},
         }
     )
-    frontend = Frontend("describe", "edit", "cancel", edits=("touch other.txt",))
+    frontend = ScriptedFrontend("describe", "edit", "cancel", edits=("touch other.txt",))
     chat, shell = turn(server.url, frontend)
     await chat.ask("make a file")
-    assert frontend.descriptions == ["It creates a file."]
+    assert [description for _, description in frontend.described] == ["It creates a file."]
     assert shell.ran == [("touch other.txt", "user")]  # the edit is the user's own command
     assert "cancelled: 1 proposed command(s) not run" in frontend.statuses()
     # The describe request is its own: it never joined the conversation.
@@ -221,8 +194,9 @@ async def test_without_another_judge_the_chats_model_is_never_asked(serve: Serve
             "default": {"text": "Built."},
         }
     )
-    frontend = Frontend()
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+    frontend = ScriptedFrontend()
+    settings = AishConfig.model_validate({})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     system = render_system_prompt(PromptFacts(os_name="Linux", shell="bash"))
     log: list[Any] = []
     chat, shell = turn(
@@ -270,9 +244,9 @@ async def test_a_dedicated_safety_model_gets_its_own_short_request(serve: ServeF
     )
     chat, shell = turn(
         server.url,
-        Frontend(),
+        ScriptedFrontend(),
         policy=gate.Policy("norris"),
-        second_opinion=SecondOpinion.from_config(config, {}),
+        second_opinion=SecondOpinion.from_config(config, preset_resolver(config, {})),
     )
     await chat.ask("build it")
     assert shell.ran == [("make", "model")]
@@ -304,12 +278,8 @@ async def test_a_model_slow_to_start_says_what_aish_waits_for(serve: ServeFn) ->
     serve_slowly = {"text": "Here.\nCMD: ls\n", "first_delay_ms": 1500}
     server = serve({"default": serve_slowly})
 
-    class Slow(Frontend):
-        async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-            await asyncio.sleep(0.8)  # a person thinking: longer than the waiting threshold
-            return await super().confirm_command(command, verdict)
-
-    frontend = Slow("no")
+    # A person thinking: longer than the waiting threshold.
+    frontend = ScriptedFrontend("no", think_s=0.8)
     chat, _ = turn(server.url, frontend)
     await chat.ask("list")
     texts = [e.text if isinstance(e, Status) else type(e).__name__ for e in frontend.events]
@@ -322,7 +292,7 @@ async def test_a_model_slow_to_start_says_what_aish_waits_for(serve: ServeFn) ->
 async def test_a_long_reply_is_logged_while_it_streams(serve: ServeFn) -> None:
     text = "".join(f"line {n} of a long answer\n" for n in range(60))
     server = serve({"default": {"text": text, "chunk_size": 40, "delay_ms": 60}})
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     log: list[tuple[str, dict[str, Any], int, float]] = []
     chat, _ = turn(server.url, frontend)
 

@@ -13,6 +13,7 @@ from aish.agent import gate
 from aish.config.loader import load_config
 from aish.store import Store
 from aish.ui.repl.loop import Repl
+from tests.support import ScriptedFrontend
 
 
 @pytest.fixture
@@ -26,21 +27,12 @@ def repl(xdg_home: Path, tmp_path: Path) -> Iterator[Repl]:
     store.close()
 
 
-class Yes:
-    async def confirm_command(self, command: str, verdict: gate.Verdict) -> gate.Answer:
-        return "yes"
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-
 async def test_the_executor_refuses_unstamped_actions(repl: Repl) -> None:
     declined = await gate.authorize(gate.ProposedCommand("rm -rf /"), gate.Policy("interactive"))
     granted = await gate.authorize(
-        gate.ProposedCommand("rm -rf /"), gate.Policy("interactive"), confirmer=Yes()
+        gate.ProposedCommand("rm -rf /"),
+        gate.Policy("interactive"),
+        confirmer=ScriptedFrontend("yes"),
     )
     assert granted.run and not declined.run
     for forged in (copy.copy(granted), declined, "rm -rf /", gate.ProposedCommand("rm -rf /")):

@@ -444,7 +444,9 @@ def test_ctrl_c_stops_the_command_and_exits_130(
             proc.wait()
 
     assert proc.returncode == 130, stderr
-    assert took_s < 2, f"exited {took_s:.1f}s after SIGINT"
+    # Ctrl-C stopped the command instead of waiting for it: it exits within about 0.1 s of the
+    # signal; 5 s is generous on a busy machine and far below the sleep's 60 s.
+    assert took_s < 5, f"exited {took_s:.1f}s after SIGINT"
     events = _events("".join(lines) + rest)
     assert events[-1]["type"] == "norris_end"
     assert (events[-1]["status"], events[-1]["reason"]) == ("aborted", "interrupted (Ctrl-C)")

@@ -139,7 +139,7 @@ def test_apply_equals_running_the_same_commands_directly(
     assert sorted(last["applied"]) == sorted(c["path"] for c in last["changes"])
     assert last["refused"] == [] and isinstance(last["snapshot"], int)
     # The apply is undone like any command: its snapshot is in the `:undo` store.
-    from aish.run.snapshots import SnapshotStore
+    from aish.run.undo import SnapshotStore
 
     SnapshotStore.default().restore(last["snapshot"])
     assert tree_state(workdir) == before

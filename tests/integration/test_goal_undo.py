@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aish.run.snapshots import SnapshotStore
+from aish.run.undo import SnapshotStore
 
 from ..conftest import ServeFn
 from .test_goal_cli import SELF_APPROVAL, _config, _events, _goal, _preset, _steps

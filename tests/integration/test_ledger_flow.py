@@ -23,33 +23,21 @@ from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget, Rates
 from aish.store import Store
 from aish.ui.spending import SessionSpending
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 
 PRICE = Rates(input=1000.0, output=2000.0)  # dollars per million tokens
 
 
-class Frontend:
+def _frontend(spending: SessionSpending, *answers: gate.Answer) -> ScriptedFrontend:
     """Forwards usage to the ledger, as the REPL's view does; answers the confirm prompt."""
 
-    def __init__(self, spending: SessionSpending, *answers: gate.Answer) -> None:
-        self.spending = spending
-        self.answers = list(answers)
-        self.events: list[AgentEvent] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
+    def forward(event: AgentEvent) -> None:
         if isinstance(event, UsageRecorded):
-            self.spending.record(event)
+            spending.record(event)
 
-    async def confirm_command(self, command: str, verdict: Any) -> gate.Answer:
-        return self.answers.pop(0)
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
+    return ScriptedFrontend(*answers, forward=forward)
 
 
 @pytest.fixture
@@ -122,7 +110,7 @@ async def test_categories_and_sums_match_the_scripted_usage(
         turn = ChatTurn(
             conversation,
             _target(server.url, "chat"),
-            Frontend(spending, *answers),
+            _frontend(spending, *answers),
             _never,
             lambda kind, payload: None,
             budget=budget,
@@ -159,7 +147,7 @@ async def test_a_provider_cost_overrides_the_price(
     turn = ChatTurn(
         Conversation("s"),
         _target(server.url, "chat"),
-        Frontend(spending),
+        _frontend(spending),
         _never,
         lambda kind, payload: None,
     )
@@ -184,7 +172,7 @@ async def test_the_spending_stop_refuses_the_next_paid_call(
         return ChatTurn(
             conversation,
             _target(server.url, "chat"),
-            Frontend(spending),
+            _frontend(spending),
             _never,
             lambda kind, payload: None,
         )
@@ -200,7 +188,7 @@ async def test_the_spending_stop_refuses_the_next_paid_call(
     free = ChatTurn(
         conversation,
         _target(server.url, "chat", None),
-        Frontend(spending),
+        _frontend(spending),
         _never,
         lambda kind, payload: None,
     )

@@ -1,32 +1,25 @@
 """Memory under real processes: two writers at once, and kill -9 in the middle of a write loop.
 
-Each child is `python -c` with the script below; nothing is shared with the test but the file.
+Each child is a `Writer` (tests/support) running the script below; nothing is shared with the
+test but the file.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from aish.store import Store
+from tests.support import Writer, integrity, start_together
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
-
-# argv: path, item count (0: forever), tag. Prints "ready", waits for a line on stdin, then
-# "ok <id>" after each committed add (every third item is forgotten again), then "done <ids>".
+# argv: path, item count (0: forever), tag. Prints "ok <id>" after each committed add (every
+# third item is forgotten again), then "done <ids>".
 CHILD = """
 import sys
 import time
 from pathlib import Path
 from aish.store import Store
-print("ready", flush=True)
-sys.stdin.readline()
 path, count, tag = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 store = Store.open(path)
 ids = []
@@ -44,41 +37,8 @@ print("done", ids, flush=True)
 """
 
 
-def _child(path: Path, count: int, tag: str) -> subprocess.Popen[str]:
-    inherited = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (SRC, inherited)))}
-    process = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), str(count), tag],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert process.stdout is not None
-    assert process.stdout.readline() == "ready\n"
-    return process
-
-
-def _go(*processes: subprocess.Popen[str]) -> None:
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.write("go\n")
-        process.stdin.flush()
-
-
-def _finish(process: subprocess.Popen[str]) -> list[int]:
-    out, err = process.communicate(timeout=180)
-    assert process.returncode == 0, err
-    last = out.strip().splitlines()[-1]
-    assert last.startswith("done ")
-    ids: list[int] = json.loads(last.removeprefix("done "))
-    return ids
-
-
-def _integrity(path: Path) -> str:
-    with sqlite3.connect(path) as connection:
-        return str(connection.execute("PRAGMA integrity_check").fetchone()[0])
+def _child(path: Path, count: int, tag: str) -> Writer:
+    return Writer(CHILD, path, count, tag)
 
 
 def _all_items(path: Path) -> list[tuple[int, str, str]]:
@@ -91,8 +51,10 @@ def test_two_processes_add_500_items_each(tmp_path: Path) -> None:
     path = tmp_path / "new" / "aish.sqlite3"  # both children create the file at once
     per_child = 500
     children = [_child(path, per_child, tag) for tag in ("a", "b")]
-    _go(*children)
-    results = {tag: _finish(child) for tag, child in zip(("a", "b"), children, strict=True)}
+    start_together(*children)
+    results = {
+        tag: child.finish(timeout_s=180) for tag, child in zip(("a", "b"), children, strict=True)
+    }
 
     all_ids = results["a"] + results["b"]
     assert len(all_ids) == len(set(all_ids)) == 2 * per_child
@@ -109,7 +71,7 @@ def test_two_processes_add_500_items_each(tmp_path: Path) -> None:
         forgotten = {ids[i] for ids in results.values() for i in range(2, per_child, 3)}
         assert {item.id for item in active} == set(all_ids) - forgotten
         assert store.forget_memory(next(iter(forgotten))) == "already"
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"
 
 
 def test_kill_9_in_a_write_loop_leaves_a_sound_store(tmp_path: Path) -> None:
@@ -117,19 +79,11 @@ def test_kill_9_in_a_write_loop_leaves_a_sound_store(tmp_path: Path) -> None:
     with Store.open(path) as store:
         before = store.add_memory("pref", "written before")
     child = _child(path, 0, "killed")
-    _go(child)
-    assert child.stdout is not None
-    acked: list[int] = []
-    while len(acked) < 200:
-        line = child.stdout.readline()
-        assert line.startswith("ok "), line + (child.stderr.read() if child.stderr else "")
-        acked.append(int(line.split()[1]))
-    child.send_signal(signal.SIGKILL)  # it is still adding and forgetting as fast as it can
-    child.wait(timeout=30)
-    child.communicate()
-    assert child.returncode == -signal.SIGKILL
+    start_together(child)
+    acked = child.acknowledged(200)
+    child.kill_9()  # it is still adding and forgetting as fast as it can
 
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"
     with Store.open(path) as store:
         rows = _all_items(path)
         assert set(acked) <= {r[0] for r in rows}
@@ -139,4 +93,4 @@ def test_kill_9_in_a_write_loop_leaves_a_sound_store(tmp_path: Path) -> None:
         after = store.add_memory("fact", "after the crash")
         assert after.id > max(acked)
         assert store.forget_memory(acked[0]) == "forgotten"
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"

@@ -17,53 +17,27 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.events import (
-    AgentEvent,
     CommandFinished,
     CommandStarted,
     Halt,
     NorrisEnded,
     NorrisStarted,
     NorrisStep,
-    Status,
     UsageRecorded,
 )
-from aish.agent.gate import HaltAnswer
-from aish.agent.norris import NorrisResult, NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_setup import norris_models
+from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import Conversation
 from aish.llm.types import Message, ModelTarget
-from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish.ui.agent_shell import AgentShell
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 from ..processes import running
 
 SYSTEM = "You are aish, an assistant inside the user's terminal."
-
-
-class Frontend:
-    """Records every event; answers HALTs from a script (and records what halted)."""
-
-    def __init__(self, *answers: HaltAnswer) -> None:
-        self.answers = list(answers)
-        self.events: list[AgentEvent] = []
-        self.halted: list[tuple[str, Verdict]] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return self.answers.pop(0)
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.of(Status)]
 
 
 def steps(*texts: str) -> dict[str, Any]:
@@ -88,7 +62,7 @@ async def run_norris(
     url: str,
     goal: str,
     workdir: Path,
-    frontend: Frontend,
+    frontend: ScriptedFrontend,
     *,
     bounds: NorrisBounds | None = None,
     policy: gate.Policy | None = None,
@@ -157,7 +131,7 @@ async def test_a_multi_step_goal_completes_unattended(serve: ServeFn, workdir: P
             "GOAL: complete\nThere are 2 Python files modified in the last week.",
         )
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     goal = "find all Python files modified in the last week and count them"
     result, conversation = await run_norris(server.url, goal, workdir, frontend)
 
@@ -191,7 +165,7 @@ async def test_a_multi_step_goal_completes_unattended(serve: ServeFn, workdir: P
 async def test_the_agent_shell_leaves_the_users_shell_alone(serve: ServeFn, workdir: Path) -> None:
     (workdir / "sub").mkdir()
     server = serve(steps("CMD: cd sub", "CMD: pwd", "GOAL: complete"))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     before = os.getcwd()
     result, _ = await run_norris(server.url, "go to sub", workdir, frontend)
     assert result.status == "done"
@@ -207,7 +181,7 @@ async def test_rm_rf_halts_and_proceed_runs_it(serve: ServeFn, workdir: Path) ->
     (workdir / "x").mkdir()
     (workdir / "x" / "f").write_text("data")
     server = serve(steps(f"CMD: rm -rf {workdir}/x", "GOAL: complete removed"))
-    frontend = Frontend("proceed")
+    frontend = ScriptedFrontend("proceed")
     result, _ = await run_norris(server.url, "remove x", workdir, frontend)
     assert result.status == "done"
     assert [action for action, _ in frontend.halted] == [f"rm -rf {workdir}/x"]
@@ -223,7 +197,7 @@ async def test_skip_tells_the_model_and_lets_it_replan(serve: ServeFn, workdir: 
     server = serve(
         steps(f"CMD: rm -rf {workdir}/x\nCMD: ls", "Then I cannot.\nGOAL: blocked x must stay")
     )
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, _ = await run_norris(server.url, "remove x", workdir, frontend)
     assert (result.status, result.reason) == ("blocked", "x must stay")
     assert (workdir / "x").exists()
@@ -239,7 +213,7 @@ async def test_abort_ends_the_run_with_the_conversation_intact(
 ) -> None:
     (workdir / "x").mkdir()
     server = serve(steps(f"Removing it.\nCMD: rm -rf {workdir}/x", "GOAL: complete"))
-    frontend = Frontend("abort")
+    frontend = ScriptedFrontend("abort")
     conversation = Conversation(SYSTEM)
     conversation.history += [Message("user", "hello"), Message("assistant", "hi")]
     result, conversation = await run_norris(
@@ -264,7 +238,7 @@ async def test_abort_ends_the_run_with_the_conversation_intact(
 async def test_destructive_commands_halt(serve: ServeFn, workdir: Path, command: str) -> None:
     (workdir / "f").write_text("keep me\n")
     server = serve(steps(f"CMD: {command}", "GOAL: blocked the user said no"))
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, _ = await run_norris(server.url, "clean up", workdir, frontend)
     assert [action for action, _ in frontend.halted] == [command]
     assert frontend.halted[0][1].level == "destructive"
@@ -287,7 +261,8 @@ def executor_server(serve: ServeFn, *texts: str) -> Any:
 
 def judged_by(url: str, model: str = "judge-model") -> SecondOpinion:
     models = {"fast": {"endpoint": f"{url}/v1", "model": model, "max_retries": 0}}
-    return SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
+    settings = AishConfig.model_validate({"models": models})
+    return SecondOpinion.from_config(settings, preset_resolver(settings, {}))
 
 
 def tool_script(workdir: Path) -> Path:
@@ -312,7 +287,7 @@ async def test_the_second_opinion_clears_or_halts_unknown_commands(
         }
     )
     tool_ran = tool_script(workdir)
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, _ = await run_norris(
         executor.url, "use the tool", workdir, frontend, second_opinion=judged_by(judge.url)
     )
@@ -339,8 +314,9 @@ async def test_without_an_independent_judge_unknown_steps_halt(
     # No `fast` preset, and the executor would say NO: it is never asked.
     executor = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
     tool_ran = tool_script(workdir)
-    frontend = Frontend("skip")
-    opinion = SecondOpinion.from_config(AishConfig(), {})
+    frontend = ScriptedFrontend("skip")
+    settings = AishConfig()
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     result, _ = await run_norris(
         executor.url, "use the tool", workdir, frontend, second_opinion=opinion
     )
@@ -367,7 +343,7 @@ async def test_a_judge_preset_that_is_a_proposer_is_not_asked(
     executor = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
     planner_server = serve({"rules": SELF_APPROVAL})
     tool_ran = tool_script(workdir)
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     if who == "executor":
         opinion = judged_by(executor.url.replace("127.0.0.1", "localhost"), "testllm")
     else:
@@ -403,7 +379,7 @@ async def test_a_fallback_that_answered_the_step_is_not_its_judge(
     dead.close()  # the executor cannot be reached: each step falls back
     rescue = executor_server(serve, "CMD: ./tool.sh", "GOAL: blocked not allowed")
     tool_ran = tool_script(workdir)
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, _ = await run_norris(
         dead_url,
         "use the tool",
@@ -431,13 +407,13 @@ async def test_a_reply_without_action_or_goal_line_is_stalled(
     serve: ServeFn, workdir: Path
 ) -> None:
     server = serve(steps("I would look at the files first."))
-    result, _ = await run_norris(server.url, "tidy up", workdir, Frontend())
+    result, _ = await run_norris(server.url, "tidy up", workdir, ScriptedFrontend())
     assert (result.status, result.steps) == ("stalled", 1)
 
 
 async def test_goal_complete_runs_that_replys_actions_first(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: touch done.txt\nGOAL: complete made it"))
-    frontend = Frontend("proceed")
+    frontend = ScriptedFrontend("proceed")
     result, conversation = await run_norris(server.url, "make done.txt", workdir, frontend)
     assert (result.status, result.steps) == ("done", 1)
     assert (workdir / "done.txt").exists()
@@ -448,14 +424,14 @@ async def test_goal_complete_after_a_failed_action_lets_the_model_see_it_first(
     serve: ServeFn, workdir: Path
 ) -> None:
     server = serve(steps("CMD: ls missing-dir\nGOAL: complete listed", "GOAL: blocked it is gone"))
-    result, _ = await run_norris(server.url, "list it", workdir, Frontend())
+    result, _ = await run_norris(server.url, "list it", workdir, ScriptedFrontend())
     assert (result.status, result.steps) == ("blocked", 2)
     assert "No such file or directory" in last_user_text(chat_requests(server)[1])
 
 
 async def test_goal_complete_after_a_skip_is_not_done(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: rm -rf build\nGOAL: complete removed", "GOAL: blocked kept"))
-    result, _ = await run_norris(server.url, "clean", workdir, Frontend("skip"))
+    result, _ = await run_norris(server.url, "clean", workdir, ScriptedFrontend("skip"))
     assert (result.status, result.steps) == ("blocked", 2)
 
 
@@ -463,21 +439,16 @@ async def test_a_failed_action_may_be_retried_after_a_change(serve: ServeFn, wor
     server = serve(
         steps("CMD: ls data", "CMD: mkdir data", "CMD: ls data", "GOAL: complete made it")
     )
-    frontend = Frontend("proceed")
+    frontend = ScriptedFrontend("proceed")
     result, _ = await run_norris(server.url, "make data", workdir, frontend)
     assert (result.status, result.steps) == ("done", 4)
     assert [e.exit_status for e in frontend.of(CommandFinished)] == [2, 0, 0]
 
 
 async def test_time_at_a_halt_is_the_users_not_the_runs(serve: ServeFn, workdir: Path) -> None:
-    class SlowUser(Frontend):
-        async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-            await asyncio.sleep(1.5)
-            return await super().halt_action(action, verdict)
-
     (workdir / "x").mkdir()
     server = serve(steps("CMD: rm -rf x && sleep 0.5 && echo removed", "GOAL: complete"))
-    frontend = SlowUser("proceed")
+    frontend = ScriptedFrontend("proceed", think_s=1.5)  # longer than the run's wall clock
     result, _ = await run_norris(
         server.url, "remove x", workdir, frontend, bounds=NorrisBounds(wall_clock_s=1.0)
     )
@@ -489,7 +460,7 @@ async def test_time_at_a_halt_is_the_users_not_the_runs(serve: ServeFn, workdir:
 async def test_the_step_limit_ends_the_run(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls", "CMD: pwd", "CMD: ls -a"))
     result, _ = await run_norris(
-        server.url, "loop", workdir, Frontend(), bounds=NorrisBounds(max_steps=3)
+        server.url, "loop", workdir, ScriptedFrontend(), bounds=NorrisBounds(max_steps=3)
     )
     assert (result.status, result.steps) == ("budget_exhausted", 3)
     assert result.reason == "step limit reached (3 steps)"
@@ -499,7 +470,7 @@ async def test_the_step_limit_ends_the_run(serve: ServeFn, workdir: Path) -> Non
 async def test_the_token_cap_ends_the_run(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls", "CMD: pwd", "CMD: ls -a"))
     result, _ = await run_norris(
-        server.url, "loop", workdir, Frontend(), bounds=NorrisBounds(token_cap=1)
+        server.url, "loop", workdir, ScriptedFrontend(), bounds=NorrisBounds(token_cap=1)
     )
     assert (result.status, result.steps) == ("budget_exhausted", 1)
     assert "token cap" in result.reason
@@ -509,16 +480,18 @@ async def test_the_wall_clock_limit_ends_the_run(serve: ServeFn, workdir: Path) 
     server = serve(steps("CMD: sleep 0.7", "CMD: sleep 0.8", "CMD: sleep 0.9"))
     started = time.monotonic()
     result, _ = await run_norris(
-        server.url, "wait", workdir, Frontend(), bounds=NorrisBounds(wall_clock_s=1.0)
+        server.url, "wait", workdir, ScriptedFrontend(), bounds=NorrisBounds(wall_clock_s=1.0)
     )
     assert result.status == "budget_exhausted"
     assert "wall-clock limit reached (1s)" in result.reason
+    # Not a speed claim: the run stopped at its limit. It takes about a second; 5 s is generous
+    # and still well below the ~14 s the 16 default steps of these sleeps would take.
     assert time.monotonic() - started < 5
 
 
 async def test_the_same_failed_action_again_is_stuck(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls missing-dir", "Again.\nCMD: ls  missing-dir"))
-    result, _ = await run_norris(server.url, "look", workdir, Frontend())
+    result, _ = await run_norris(server.url, "look", workdir, ScriptedFrontend())
     assert result.status == "stuck"
     assert result.reason == "proposed again after it failed or was skipped: ls  missing-dir"
     assert result.steps == 2
@@ -526,7 +499,7 @@ async def test_the_same_failed_action_again_is_stuck(serve: ServeFn, workdir: Pa
 
 async def test_the_same_skipped_action_again_is_stuck(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: rm -rf old", "CMD: rm -rf old"))
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, _ = await run_norris(server.url, "clean", workdir, frontend)
     assert result.status == "stuck"
     assert len(frontend.halted) == 1  # the user is not asked twice about the same thing
@@ -534,7 +507,7 @@ async def test_the_same_skipped_action_again_is_stuck(serve: ServeFn, workdir: P
 
 async def test_consecutive_skips_end_the_run(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: rm -rf a", "CMD: rm -rf b", "CMD: rm -rf c"))
-    frontend = Frontend("skip", "skip", "skip")
+    frontend = ScriptedFrontend("skip", "skip", "skip")
     result, _ = await run_norris(
         server.url, "clean", workdir, frontend, bounds=NorrisBounds(skip_budget=2)
     )
@@ -547,12 +520,14 @@ async def test_a_hanging_command_hits_its_timeout_and_the_run_goes_on(
     serve: ServeFn, workdir: Path
 ) -> None:
     server = serve(steps("CMD: sleep 60", "It hung.\nGOAL: complete gave up waiting"))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     started = time.monotonic()
     result, _ = await run_norris(
         server.url, "wait", workdir, frontend, bounds=NorrisBounds(command_timeout_s=0.5)
     )
     assert result.status == "done"
+    # Not a speed claim: the run did not wait for the command. It takes about a second (the
+    # 0.5 s timeout and two replies); 10 s is generous and still well below the sleep's 60 s.
     assert time.monotonic() - started < 10
     finished = frontend.of(CommandFinished)[0]
     assert finished.exit_status != 0
@@ -562,7 +537,7 @@ async def test_a_hanging_command_hits_its_timeout_and_the_run_goes_on(
 
 async def test_ctrl_c_aborts_the_run_and_stops_its_command(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: sleep 61.25", "GOAL: complete"))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     task = asyncio.create_task(run_norris(server.url, "wait", workdir, frontend))
     while not frontend.of(CommandStarted) and not task.done():
         await asyncio.sleep(0.05)
@@ -576,7 +551,7 @@ async def test_ctrl_c_aborts_the_run_and_stops_its_command(serve: ServeFn, workd
 
 
 async def test_an_unreachable_model_fails_the_run(workdir: Path) -> None:
-    result, _ = await run_norris("http://127.0.0.1:9", "x", workdir, Frontend())
+    result, _ = await run_norris("http://127.0.0.1:9", "x", workdir, ScriptedFrontend())
     assert result.status == "failed"
 
 
@@ -588,7 +563,7 @@ async def test_headless_with_yes_safe_runs_safe_steps_and_halts_on_the_rest(
 ) -> None:
     (workdir / "x").mkdir()
     server = serve(steps("CMD: ls", f"CMD: rm -rf {workdir}/x", "GOAL: complete"))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     result, _ = await run_norris(
         server.url,
         "clean",
@@ -605,7 +580,7 @@ async def test_headless_with_yes_safe_runs_safe_steps_and_halts_on_the_rest(
 
 async def test_headless_without_yes_safe_runs_nothing(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls", "GOAL: complete"))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     result, _ = await run_norris(
         server.url, "look", workdir, frontend, policy=gate.Policy("headless")
     )
@@ -644,7 +619,7 @@ async def test_an_eight_step_run_keeps_the_prefix(serve: ServeFn, workdir: Path)
     ]
     server = serve(steps(*(f"Next.\nCMD: {c}" for c in commands), "GOAL: complete looked"))
     result, _ = await run_norris(
-        server.url, "look at the modules", workdir, Frontend(), conversation=conversation
+        server.url, "look at the modules", workdir, ScriptedFrontend(), conversation=conversation
     )
     assert (result.status, result.steps) == ("done", 8)
     requests = chat_requests(server)
@@ -686,9 +661,9 @@ def planning_server(serve: ServeFn, plan_text: str, *step_texts: str) -> Any:
 
 
 async def launch(
-    config: AishConfig, goal: str, workdir: Path, frontend: Frontend, active: ModelTarget
+    config: AishConfig, goal: str, workdir: Path, frontend: ScriptedFrontend, active: ModelTarget
 ) -> NorrisResult:
-    models = norris_models(config, active, {}, frontend.render)
+    models = norris_models(config, active, preset_resolver(config, {}), frontend.render)
     result, _ = await run_norris(
         "",
         goal,
@@ -712,7 +687,7 @@ async def test_the_preplanner_plans_and_the_executor_steps_through_the_tasks(
         "CMD: pwd",
     )
     config = planned(server.url)
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     active = target(server.url, "some-other-model", name="other")
     result = await launch(config, "count the files", workdir, frontend, active)
     assert result.status == "tasks_complete"
@@ -738,7 +713,7 @@ async def test_a_skipped_task_advances_to_the_next(serve: ServeFn, workdir: Path
     server = planning_server(
         serve, "TASK: delete the cache\nTASK: list what is left", "CMD: rm -rf cache", "CMD: ls"
     )
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result = await launch(planned(server.url), "tidy", workdir, frontend, target(server.url))
     assert result.status == "tasks_complete"
     assert [s.task for s in frontend.of(NorrisStep)] == ["delete the cache", "list what is left"]
@@ -748,7 +723,7 @@ async def test_a_failed_step_stays_on_its_task(serve: ServeFn, workdir: Path) ->
     server = planning_server(
         serve, "TASK: look at the logs\nTASK: report", "CMD: ls logs", "CMD: ls", "CMD: pwd"
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     result = await launch(planned(server.url), "look", workdir, frontend, target(server.url))
     assert result.status == "tasks_complete"
     assert [s.task_index for s in frontend.of(NorrisStep)] == [1, 1, 2]
@@ -757,7 +732,7 @@ async def test_a_failed_step_stays_on_its_task(serve: ServeFn, workdir: Path) ->
 async def test_an_over_long_plan_is_capped(serve: ServeFn, workdir: Path) -> None:
     plan = "\n".join(f"TASK: step number {i}" for i in range(1, 6))
     server = planning_server(serve, plan, "GOAL: complete")
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     config = planned(server.url, tasks_max=3)
     result = await launch(config, "many things", workdir, frontend, target(server.url))
     assert result.status == "done"
@@ -772,7 +747,7 @@ async def test_an_over_long_plan_is_capped(serve: ServeFn, workdir: Path) -> Non
 async def test_a_noisy_plan_is_read(serve: ServeFn, workdir: Path) -> None:
     plan = "Here is the plan:\n```\n1. **TASK:** look around\n2. TASK: report\n```\nGood luck!"
     server = planning_server(serve, plan, "GOAL: complete")
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     await launch(planned(server.url), "look", workdir, frontend, target(server.url))
     assert frontend.of(NorrisStarted)[0].tasks == ("look around", "report")
 
@@ -795,7 +770,7 @@ async def test_an_unreachable_preplanner_means_a_single_model_run(
             "norris": {"preplanner": "cloud"},
         }
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     active = target(server.url)
     result = await launch(config, "look", workdir, frontend, active)
     assert result.status == "done"
@@ -815,8 +790,8 @@ async def test_a_missing_executor_preset_falls_back_to_the_active_model(
             "norris": {"executor": "gone"},
         }
     )
-    frontend = Frontend()
-    models = norris_models(config, target(server.url), {}, frontend.render)
+    frontend = ScriptedFrontend()
+    models = norris_models(config, target(server.url), preset_resolver(config, {}), frontend.render)
     assert models.executor.name == "local"
     assert frontend.statuses() == [
         "no model preset 'gone' (norris.executor); the steps run on local"

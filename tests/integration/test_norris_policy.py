@@ -11,9 +11,10 @@ import pytest
 from aish.agent import gate
 from aish.agent.events import CommandStarted
 from aish.safety.rules.user import UserRules
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
-from .test_norris import Frontend, chat_requests, last_user_text, run_norris, steps
+from .test_norris import chat_requests, last_user_text, run_norris, steps
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ async def test_a_denied_step_is_refused_and_the_model_is_told(
             "GOAL: blocked the user's policy forbids it",
         )
     )
-    frontend = Frontend()  # no HALT answers: nobody may be asked
+    frontend = ScriptedFrontend()  # no answers: nobody may be asked
     policy = gate.Policy("norris", user_rules=UserRules(deny=("rm",)))
     result, _ = await run_norris(server.url, "remove x", workdir, frontend, policy=policy)
     assert (result.status, result.reason) == ("blocked", "the user's policy forbids it")
@@ -51,7 +52,7 @@ async def test_a_denied_step_is_refused_and_the_model_is_told(
 
 async def test_an_ask_rule_halts_a_read_only_step(serve: ServeFn, workdir: Path) -> None:
     server = serve(steps("CMD: ls -la", "GOAL: complete listed"))
-    frontend = Frontend("proceed")
+    frontend = ScriptedFrontend("proceed")
     policy = gate.Policy("norris", user_rules=UserRules(ask=("ls",)))
     result, _ = await run_norris(server.url, "list", workdir, frontend, policy=policy)
     assert result.status == "done"

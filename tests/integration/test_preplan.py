@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
-from aish.agent.preplan import DEFAULT_PREPLAN_SYSTEM, Plan, preplan
+from aish.agent.norris import DEFAULT_PREPLAN_SYSTEM, Plan, preplan
 from aish.llm.types import ModelTarget
 
 from ..conftest import ServeFn

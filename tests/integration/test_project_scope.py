@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from aish.agent import gate
-from aish.agent.policy_scope import DirectoryPolicies
+from aish.agent.project import DirectoryPolicies
 from aish.config import LoadedConfig, load_config
 from aish.config.project import digest_of
 from aish.config.project_scope import ConfigScope, ProjectState, project_state

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from aish.agent import project_summary as summary_module
-from aish.agent.project_summary import SummaryLimits, project_summary
+from aish.agent.project import SummaryLimits, project_summary
+from aish.agent.project import summary as summary_module
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -187,6 +187,8 @@ async def test_a_listing_too_long_is_cut_without_waiting_for_git(
     monkeypatch.setattr(summary_module, "GIT_TIMEOUT", 30.0)
     started = time.monotonic()
     text = await project_summary(str(repo), SummaryLimits(max_files=3, max_status_lines=2))
+    # Not a speed claim: the listing was cut, not waited for. It takes well under a second;
+    # 10 s is generous and still well below the 30 s git would be given.
     assert time.monotonic() - started < 10
     lines = text.splitlines()
     assert re.search(r"\(git, branch main \(no commits yet\), at least \d\d untracked\)$", lines[1])
@@ -307,6 +309,8 @@ async def test_a_git_that_hangs_is_stopped(
     monkeypatch.setattr(summary_module, "GIT_TIMEOUT", 0.5)
     started = time.monotonic()
     text = await project_summary(str(demo))
+    # Not a speed claim: the hanging git was stopped. It takes about 0.5 s (its timeout); 10 s
+    # is generous and still well below its 30 s sleep.
     assert time.monotonic() - started < 10
     assert f"root: {demo} (git timed out after 0.5 s; plain directory)" in text.splitlines()
     assert "manifest README.md:" in text

@@ -15,12 +15,12 @@ import pytest
 from aish.config import load_config
 from aish.config.loader import LoadedConfig
 from aish.config.project import digest_of
-from aish.conversation.context import Conversation
 from aish.store import Store, StoreError
 from aish.store.database import Database
 from aish.store.schema import MIGRATIONS
 from aish.ui.project_trust import Review, record_trust, review_file, revoke_file, trust_lookup
 from aish.ui.repl.meta.trust import NO_PROJECT_FILE, TrustsProjects, config_command, trust
+from tests.support import FakeRepl
 
 USER_CONFIG = """\
 default_model = "fast"
@@ -258,12 +258,11 @@ def test_a_version_3_store_is_upgraded_keeping_its_data(tmp_path: Path) -> None:
 # ---- through :trust and :config ----------------------------------------------------------
 
 
-class TrustRepl:
+class TrustRepl(FakeRepl):
     """Just enough of a REPL for `:trust` and `:config`, with a real store and real loading."""
 
     def __init__(self, store: Store, cwd: Path) -> None:
-        self.conversation = Conversation("system")
-        self.said: list[str] = []
+        super().__init__(model="fast", cwd=cwd)
         # The keys the person presses at questions, in order (None: Ctrl-C); asked: the questions.
         self.answers: list[str | None] = []
         self.asked: list[str] = []
@@ -294,44 +293,6 @@ class TrustRepl:
         self.asked.append(question)
         key = self.answers.pop(0)
         return None if key is None else keys.get(key, "no")
-
-    # ReplContext
-    @property
-    def model_name(self) -> str:
-        return "fast"
-
-    def model_names(self) -> list[str]:
-        return ["fast"]
-
-    def model_line(self, name: str) -> str:
-        return name
-
-    def switch_model(self, name: str) -> str | None:
-        return None
-
-    def reset_conversation(self) -> None:
-        pass
-
-    def save_session(self, name: str) -> str:
-        return ""
-
-    def load_session(self, name: str) -> str:
-        return ""
-
-    def session_lines(self) -> list[str]:
-        return []
-
-    def explain_route(self, text: str) -> str:
-        return ""
-
-    def shell_cwd(self) -> str:
-        return str(self.cwd)
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
-
-    def quit(self) -> None:
-        pass
 
 
 def _run(handler: object, repl: TrustRepl, args: str = "") -> str:

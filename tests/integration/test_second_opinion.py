@@ -8,13 +8,15 @@ from typing import Any
 import pytest
 
 from aish.agent.events import AgentEvent, UsageRecorded
-from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize
+from aish.agent.gate import Policy, ProposedCommand, authorize
 from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
 from aish.llm.types import ModelTarget
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
 from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 
@@ -30,6 +32,11 @@ def answering(*replies: dict[str, Any]) -> dict[str, Any]:
 def config(url: str | None, **safety: Any) -> AishConfig:
     models = {"fast": {"endpoint": f"{url}/v1", "model": "fast-model"}} if url else {}
     return AishConfig.model_validate({"models": models, "safety": safety})
+
+
+def opinion_of(settings: AishConfig, **options: Any) -> SecondOpinion:
+    """The second opinion `settings` configure, its presets resolved with no key variables."""
+    return SecondOpinion.from_config(settings, preset_resolver(settings, {}), **options)
 
 
 def active(url: str) -> ModelTarget:
@@ -56,7 +63,7 @@ async def judge(
 async def test_yes_makes_the_command_destructive(serve: ServeFn) -> None:
     server = serve(answering({"text": "YES"}))
     events = Events()
-    opinion = SecondOpinion.from_config(config(server.url), {})
+    opinion = opinion_of(config(server.url))
     said = await judge(opinion, "frob --all", server.url, events)
     assert said == Opinion("yes", "second opinion: YES")
     assert said.applied_to(UNKNOWN) == Verdict("destructive", (*UNKNOWN.reasons, said.reason))
@@ -74,7 +81,7 @@ async def test_yes_makes_the_command_destructive(serve: ServeFn) -> None:
 
 async def test_no_keeps_it_unknown(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO"}))
-    said = await judge(SecondOpinion.from_config(config(server.url), {}), "frob", server.url)
+    said = await judge(opinion_of(config(server.url)), "frob", server.url)
     assert said == Opinion("no", "second opinion: NO") and said.cleared
     assert said.applied_to(UNKNOWN) == Verdict("unknown", (*UNKNOWN.reasons, said.reason))
 
@@ -93,7 +100,7 @@ async def test_no_keeps_it_unknown(serve: ServeFn) -> None:
 )
 async def test_only_a_plain_yes_or_no_is_an_answer(serve: ServeFn, text: str, answer: str) -> None:
     server = serve(answering({"text": text}))
-    said = await judge(SecondOpinion.from_config(config(server.url), {}), "make", server.url)
+    said = await judge(opinion_of(config(server.url)), "make", server.url)
     assert said is not None and said.answer == answer
     if answer == "unparsable":
         assert said.reason.startswith("second opinion failed: unparsable answer")
@@ -112,7 +119,7 @@ async def test_a_failed_call_counts_as_yes(
     serve: ServeFn, reply: dict[str, Any], mentions: str
 ) -> None:
     server = serve(answering(reply))
-    said = await judge(SecondOpinion.from_config(config(server.url), {}), "make", server.url)
+    said = await judge(opinion_of(config(server.url)), "make", server.url)
     assert said is not None and said.answer == "failed"
     assert said.reason.startswith("second opinion failed: ") and mentions in said.reason
     assert said.applied_to(UNKNOWN).level == "destructive"
@@ -123,14 +130,14 @@ async def test_a_dead_server_counts_as_yes(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO"}))
     url = server.url
     server.close()
-    said = await judge(SecondOpinion.from_config(config(url), {}), "make", url)
+    said = await judge(opinion_of(config(url)), "make", url)
     assert said is not None and said.answer == "failed"
     assert said.reason.startswith("second opinion failed: ")
 
 
 async def test_a_slow_answer_counts_as_yes(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO", "first_delay_ms": 5000}))
-    opinion = SecondOpinion.from_config(config(server.url), {}, timeout_s=0.3)
+    opinion = opinion_of(config(server.url), timeout_s=0.3)
     said = await judge(opinion, "make", server.url)
     assert said == Opinion("failed", "second opinion failed: no answer from fast within 0.3s")
 
@@ -139,7 +146,7 @@ async def test_answers_are_cached_per_normalised_command(serve: ServeFn) -> None
     # The cache key is the command without surrounding whitespace; inside, whitespace can
     # matter (`echo "a  b"`), so `make  all` is another command.
     server = serve(answering({"text": "NO"}, {"text": "YES"}, {"text": "YES"}))
-    opinion = SecondOpinion.from_config(config(server.url), {})
+    opinion = opinion_of(config(server.url))
     first = await judge(opinion, "make all", server.url)
     again = await judge(opinion, "  make all\n", server.url)
     other = await judge(opinion, "make install", server.url)
@@ -156,7 +163,7 @@ async def test_answers_are_cached_per_normalised_command(serve: ServeFn) -> None
 
 async def test_failures_are_not_cached(serve: ServeFn) -> None:
     server = serve(answering({"status": 500}, {"text": "NO"}))
-    opinion = SecondOpinion.from_config(config(server.url), {})
+    opinion = opinion_of(config(server.url))
     failed = await judge(opinion, "make", server.url)
     answered = await judge(opinion, "make", server.url)
     assert failed is not None and failed.answer == "failed"
@@ -166,7 +173,7 @@ async def test_failures_are_not_cached(serve: ServeFn) -> None:
 
 async def test_never_asked_about_safe_or_destructive(serve: ServeFn) -> None:
     server = serve(answering({"text": "YES"}))
-    opinion = SecondOpinion.from_config(config(server.url), {})
+    opinion = opinion_of(config(server.url))
     proposers = (active(server.url),)
     assert await opinion.judge("ls", Verdict("safe"), proposers=proposers) is None
     destructive = Verdict("destructive", ("rm: deletes files",))
@@ -178,7 +185,7 @@ async def test_never_asked_about_safe_or_destructive(serve: ServeFn) -> None:
 
 async def test_disabled_by_config(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO"}))
-    opinion = SecondOpinion.from_config(config(server.url, llm_second_opinion=False), {})
+    opinion = opinion_of(config(server.url, llm_second_opinion=False))
     said = await judge(opinion, "make", server.url)
     assert said is not None and said.answer == "disabled" and not said.cleared
     assert "safety.llm_second_opinion = false" in said.reason
@@ -198,7 +205,7 @@ async def test_a_missing_preset_means_no_judge_and_the_proposer_is_not_asked(
 ) -> None:
     # The proposer would say NO to anything: it must not be the one asked.
     proposer = serve(answering({"text": "NO"}))
-    opinion = SecondOpinion.from_config(config(None, llm_model="tiny"), {})
+    opinion = opinion_of(config(None, llm_model="tiny"))
     said = await judge(opinion, "make", proposer.url)
     assert said == Opinion(
         "unavailable", "no independent judge configured: no preset 'tiny' for safety.llm_model"
@@ -212,9 +219,7 @@ async def test_the_judge_is_asked_on_its_own_server_never_the_proposers(serve: S
     proposer = serve(answering({"text": "NO"}))
     judge_server = serve(answering({"text": "YES"}))
     settings = {"models": {"judge": preset(judge_server.url, "judge-model")}}
-    opinion = SecondOpinion.from_config(
-        AishConfig.model_validate({**settings, "safety": {"llm_model": "judge"}}), {}
-    )
+    opinion = opinion_of(AishConfig.model_validate({**settings, "safety": {"llm_model": "judge"}}))
     executor = ModelTarget("local", f"{proposer.url}/v1", "testllm")
     said = await opinion.judge("make", UNKNOWN, proposers=(executor,))
     assert said == Opinion("yes", "second opinion: YES")
@@ -243,8 +248,8 @@ async def test_a_judge_preset_that_is_the_proposer_under_another_name_is_not_ask
         "safety": {"llm_model": "judge"},
     }
     loaded = AishConfig.model_validate(settings)
-    opinion = SecondOpinion.from_config(loaded, {})
-    from aish.config.targets import resolve_target
+    opinion = opinion_of(loaded)
+    from aish.session import resolve_target
 
     executor = resolve_target(loaded, "local", {})
     said = await opinion.judge("make", UNKNOWN, proposers=(executor,))
@@ -265,7 +270,7 @@ async def test_any_proposer_rules_the_judge_out(serve: ServeFn) -> None:
         "models": {"judge": preset(judge_server.url, "j")},
         "safety": {"llm_model": "judge"},
     }
-    opinion = SecondOpinion.from_config(AishConfig.model_validate(settings), {})
+    opinion = opinion_of(AishConfig.model_validate(settings))
     executor = ModelTarget("exec", f"{judge_server.url}/v1", "e")
     planner = ModelTarget("plan", f"{judge_server.url}/v1", "j")
     said = await opinion.judge("make", UNKNOWN, proposers=(executor, planner))
@@ -278,7 +283,7 @@ async def test_any_proposer_rules_the_judge_out(serve: ServeFn) -> None:
 
 async def test_a_cached_answer_is_no_answer_once_the_judge_proposes(serve: ServeFn) -> None:
     judge_server = serve(answering({"text": "NO"}))
-    opinion = SecondOpinion.from_config(config(judge_server.url), {})
+    opinion = opinion_of(config(judge_server.url))
     other = active(judge_server.url)
     judge_itself = ModelTarget("routed", f"{judge_server.url}/v1", "fast-model")
     first = await opinion.judge("make", UNKNOWN, proposers=(other,))
@@ -291,7 +296,7 @@ async def test_a_cached_answer_is_no_answer_once_the_judge_proposes(serve: Serve
 def test_the_choice_says_which_judge_or_why_none() -> None:
     settings = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m"}}}
     loaded = AishConfig.model_validate(settings)
-    opinion = SecondOpinion.from_config(loaded, {})
+    opinion = opinion_of(loaded)
     other = ModelTarget("big", "http://h:1/v1", "big-model")
     same = ModelTarget("local", "http://H:1/", "m")
     assert opinion.choose((other,)).announcement == "second opinion: fast (m)"
@@ -300,16 +305,16 @@ def test_the_choice_says_which_judge_or_why_none() -> None:
         "no independent second opinion: unknown steps halt — safety.llm_model 'fast' is the "
         "same model as local (m), which proposes the actions"
     )
-    missing = SecondOpinion.from_config(AishConfig.model_validate({}), {})
+    missing = opinion_of(AishConfig.model_validate({}))
     assert missing.choose((other,)).announcement == (
         "no independent second opinion: unknown steps halt — no preset 'fast' for safety.llm_model"
     )
     disabled = AishConfig.model_validate({**settings, "safety": {"llm_second_opinion": False}})
-    assert SecondOpinion.from_config(disabled, {}).choose((other,)).announcement == (
+    assert opinion_of(disabled).choose((other,)).announcement == (
         "no independent second opinion: unknown steps halt — safety.llm_second_opinion = false"
     )
     keyless = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m", "api_key_env": "K"}}}
-    choice = SecondOpinion.from_config(AishConfig.model_validate(keyless), {}).choose((other,))
+    choice = opinion_of(AishConfig.model_validate(keyless)).choose((other,))
     assert choice.target is None and "K is not set" in choice.announcement
 
 
@@ -318,21 +323,12 @@ async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
     broken = AishConfig.model_validate(
         {"models": {"fast": {"endpoint": f"{server.url}/v1", "model": "m", "api_key_env": "K"}}}
     )
-    said = await judge(SecondOpinion.from_config(broken, {}), "make", server.url)
+    said = await judge(opinion_of(broken), "make", server.url)
     assert said is not None and said.answer == "failed" and "K is not set" in said.reason
     assert server.requests == []
 
 
 # ---- through the gate, in Norris mode --------------------------------------------------
-
-
-class Halts:
-    def __init__(self) -> None:
-        self.halted: list[tuple[str, Verdict]] = []
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return "skip"
 
 
 @pytest.mark.parametrize(
@@ -349,8 +345,8 @@ async def test_norris_through_the_gate(
     serve: ServeFn, command: str, answer: str, asked: bool, runs: bool
 ) -> None:
     server = serve(answering({"text": answer}))
-    opinion = SecondOpinion.from_config(config(server.url), {})
-    halts = Halts()
+    opinion = opinion_of(config(server.url))
+    halts = ScriptedFrontend("skip")
 
     async def ask(text: str, verdict: Verdict) -> Opinion | None:
         return await opinion.judge(text, verdict, proposers=(active(server.url),))

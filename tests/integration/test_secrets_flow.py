@@ -19,19 +19,16 @@ import pytest
 from aish.agent import gate, outbound
 from aish.agent.chat import ChatTurn
 from aish.agent.context_budget import ContextBudget
-from aish.agent.events import AgentEvent
-from aish.agent.gate import Answer, HaltAnswer
 from aish.agent.memory_summary import summarize
-from aish.agent.norris import NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
+from aish.agent.norris import NorrisBounds, NorrisRun
 from aish.agent.outbound import Outbound
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
-from aish.safety.verdict import Verdict
 from aish.ui.agent_shell import AgentShell
 from aish.ui.tool_runner import ToolRunner
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 from .tool_loop_support import mcp_servers, notes_server
@@ -70,31 +67,6 @@ def leaks(server: Any) -> list[str]:
     return [secret for secret in SECRETS if secret in sent]
 
 
-class Frontend:
-    def __init__(self, *answers: Answer | HaltAnswer) -> None:
-        self.answers = list(answers)
-        self.events: list[AgentEvent] = []
-        self.halted: list[tuple[str, Verdict]] = []
-        self.asked: list[str] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-        self.asked.append(command)
-        return self.answers.pop(0)  # type: ignore[return-value]
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return self.answers.pop(0)  # type: ignore[return-value]
-
-
 @pytest.fixture
 async def shell(tmp_path: Path) -> AsyncIterator[AgentShell]:
     agent = await AgentShell.start(str(tmp_path))
@@ -130,7 +102,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
             f"DB_PASSWORD={DB_PASSWORD}\nDEBUG=1\nconnected with {SHAPELESS}, ttl 3600\n",
         )
     )
-    frontend = Frontend("yes")
+    frontend = ScriptedFrontend("yes")
     log: list[tuple[str, Mapping[str, Any]]] = []
     budget = ContextBudget(
         max_turns=1,
@@ -154,7 +126,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
     )
     outcome = await turn.ask(f"my AWS key is {AWS_KEY}, is the deploy token right?")
     # The confirm prompt showed the placeholder form; the shell ran the real value.
-    assert frontend.asked == [f'echo "token=${{X:-{placeholder}}}"']
+    assert [command for command, _ in frontend.asked] == [f'echo "token=${{X:-{placeholder}}}"']
     [ran] = outcome.ran
     assert f"token={GITHUB_TOKEN}" in ran.output
     assert GITHUB_TOKEN not in ran.command and placeholder in ran.command
@@ -165,7 +137,7 @@ async def test_a_chat_turn_sends_placeholders_and_runs_the_real_value(
     turn = ChatTurn(
         conversation,
         cloud(server.url),
-        Frontend(),
+        ScriptedFrontend(),
         run,
         lambda k, p: log.append((k, p)),
         budget=budget,
@@ -207,7 +179,7 @@ async def test_norris_with_a_preplanner_and_a_second_opinion_leaks_nothing(
         }
     )
     conversation = Conversation(SYSTEM)
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     opinion = SecondOpinion(lambda name: cloud(server.url, "safety"), preset="safety")
     norris = NorrisRun(
         f"deploy with the key {AWS_KEY}",
@@ -278,7 +250,7 @@ def _tool_turn(url: str, servers: McpServers) -> ChatTurn:
     return ChatTurn(
         Conversation(SYSTEM),
         cloud(url),
-        Frontend("yes"),
+        ScriptedFrontend("yes"),
         no_shell,
         lambda kind, payload: None,
         tools=servers,
@@ -331,7 +303,9 @@ async def test_memory_summarize_sends_and_proposes_no_secret(
 async def test_a_local_model_is_sent_the_text_as_it_is(serve: ServeFn, session: Outbound) -> None:
     server = serve({"default": {"text": "ok"}})
     local = ModelTarget("local", f"{server.url}/v1", "testllm", max_retries=0)
-    turn = ChatTurn(Conversation(SYSTEM), local, Frontend(), _never, lambda kind, payload: None)
+    turn = ChatTurn(
+        Conversation(SYSTEM), local, ScriptedFrontend(), _never, lambda kind, payload: None
+    )
     await turn.ask(f"my key is {AWS_KEY}")
     assert leaks(server) == [AWS_KEY]
 

@@ -14,7 +14,7 @@ import pytest
 
 from aish.shell.environment import DROPPED, parse_environment
 from aish.shell.results import ShellBusyError
-from tests.integration.test_shell_support import Harness, clean_env, open_shell
+from tests.support.shell_harness import Harness, clean_env, open_shell
 
 needs_zsh = pytest.mark.skipif(
     shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"

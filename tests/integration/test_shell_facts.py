@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aish.agent.shell_facts import ShellFactsSource
 from aish.safety.classifier import classify
-from tests.integration.test_shell_support import open_shell
+from tests.support.shell_harness import open_shell
 
 
 def _git(*args: str, cwd: Path) -> None:

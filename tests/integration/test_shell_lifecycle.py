@@ -13,7 +13,7 @@ import pytest
 
 from aish.shell.results import ShellClosedError, ShellStartError
 from aish.shell.session import ShellSession
-from tests.integration.test_shell_support import (
+from tests.support.shell_harness import (
     TIMEOUT_S,
     Harness,
     clean_env,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_shell_support import TIMEOUT_S, open_shell
+from tests.support.shell_harness import TIMEOUT_S, open_shell
 
 needs_zsh = pytest.mark.skipif(
     shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"
@@ -171,7 +171,7 @@ async def test_zsh_user_zdotdir_is_honoured(tmp_path: Path) -> None:
     config.mkdir(parents=True)
     home.mkdir()
     (config / ".zshrc").write_text("alias from-zdotdir='echo zdotdir-ok'\n")
-    from tests.integration.test_shell_support import clean_env
+    from tests.support.shell_harness import clean_env
 
     env = {**clean_env(home, "zsh"), "ZDOTDIR": str(config)}
     async with open_shell(tmp_path, shell="zsh", env=env) as sh:

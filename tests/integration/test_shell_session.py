@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aish.shell.results import ShellBusyError
-from tests.integration.test_shell_support import Harness, open_shell
+from tests.support.shell_harness import Harness, open_shell
 
 
 @pytest.fixture

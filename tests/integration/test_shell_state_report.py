@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_shell_support import Harness, open_shell
+from tests.support.shell_harness import Harness, open_shell
 
 needs_zsh = pytest.mark.skipif(
     shutil.which("zsh") is None, reason="zsh is not installed (`make test` installs it)"

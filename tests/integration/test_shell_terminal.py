@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from aish.shell.terminal import Terminal
-from tests.integration.test_shell_support import TIMEOUT_S, Harness, Recorder, open_shell
+from tests.support.shell_harness import TIMEOUT_S, Harness, Recorder, open_shell
 
 
 @pytest.fixture

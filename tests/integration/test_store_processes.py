@@ -1,36 +1,26 @@
 """The store under real processes: kill -9 mid-write and two writers at once.
 
-Each child is `python -c` with the script below, so nothing is shared with the test process but
-the database file.
+Each child is a `Writer` (tests/support) running the script below, so nothing is shared with the
+test process but the database file.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import signal
-import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from aish.store import Store
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from tests.support import Writer, integrity, start_together
 
 # argv: path, session id (0: start a new session), turn count (0: forever), tag, pause (s).
-# Prints "ready", waits for a line on stdin, then "ok <turn id>" after each committed append,
-# then "done <json list of ids>".
+# Prints "ok <turn id>" after each committed append, then "done <json list of ids>".
 CHILD = """
 import sys
 import time
 from pathlib import Path
 from aish.store import Store
-print("ready", flush=True)
-sys.stdin.readline()
 path, session_id, count, tag = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 pause = float(sys.argv[5])
 store = Store.open(path)
@@ -50,45 +40,11 @@ print("done", ids, flush=True)
 """
 
 
-def _child(
-    path: Path, session_id: int, count: int, tag: str, pause: float = 0.0
-) -> subprocess.Popen[str]:
-    """A writer process, started and waiting for `_go`. A `pause` between appends (as a real
-    session has) lets the two writers' transactions interleave instead of running in bursts."""
-    inherited = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (SRC, inherited)))}
-    process = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), str(session_id), str(count), tag, str(pause)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert process.stdout is not None
-    assert process.stdout.readline() == "ready\n"
-    return process
-
-
-def _go(*processes: subprocess.Popen[str]) -> None:
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.write("go\n")
-        process.stdin.flush()
-
-
-def _finish(process: subprocess.Popen[str]) -> list[int]:
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err
-    last = out.strip().splitlines()[-1]
-    assert last.startswith("done ")
-    ids: list[int] = json.loads(last.removeprefix("done "))
-    return ids
-
-
-def _integrity(path: Path) -> str:
-    with sqlite3.connect(path) as connection:
-        return str(connection.execute("PRAGMA integrity_check").fetchone()[0])
+def _child(path: Path, session_id: int, count: int, tag: str, pause: float = 0.0) -> Writer:
+    """A writer process, started and waiting for `start_together`. A `pause` between appends (as
+    a real session has) lets the two writers' transactions interleave instead of running in
+    bursts."""
+    return Writer(CHILD, path, session_id, count, tag, pause)
 
 
 @pytest.mark.parametrize("acknowledged", [1, 37, 400])
@@ -97,20 +53,12 @@ def test_kill_9_loses_no_acknowledged_turn(tmp_path: Path, acknowledged: int) ->
     with Store.open(path) as store:
         session = store.start_session()
     child = _child(path, session.id, 0, "killed")
-    _go(child)
-    assert child.stdout is not None
-    acked: list[int] = []
-    while len(acked) < acknowledged:
-        line = child.stdout.readline()
-        assert line.startswith("ok "), line + (child.stderr.read() if child.stderr else "")
-        acked.append(int(line.split()[1]))
+    start_together(child)
+    acked = child.acknowledged(acknowledged)
     # The child is still writing as fast as it can: this lands in the middle of some write.
-    child.send_signal(signal.SIGKILL)
-    child.wait(timeout=30)
-    child.communicate()
-    assert child.returncode == -signal.SIGKILL
+    child.kill_9()
 
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"
     with Store.open(path) as store:
         records = store.turns(session.id)
         by_id = {record.id: record for record in records}
@@ -120,7 +68,7 @@ def test_kill_9_loses_no_acknowledged_turn(tmp_path: Path, acknowledged: int) ->
         # Whatever else got committed is whole, in order, and the store still takes writes.
         assert [r.payload["i"] for r in records] == list(range(len(records)))
         store.append_turn(session.id, "status", {"text": "after the crash"})
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"
 
 
 def test_two_processes_append_to_one_session(tmp_path: Path) -> None:
@@ -129,8 +77,8 @@ def test_two_processes_append_to_one_session(tmp_path: Path) -> None:
     with Store.open(path) as store:
         shared = store.start_session(name="shared")
     children = [_child(path, shared.id, per_child, tag, pause=0.0005) for tag in ("a", "b")]
-    _go(*children)
-    results = {tag: _finish(child) for tag, child in zip(("a", "b"), children, strict=True)}
+    start_together(*children)
+    results = {tag: child.finish() for tag, child in zip(("a", "b"), children, strict=True)}
 
     all_ids = results["a"] + results["b"]
     assert len(all_ids) == len(set(all_ids)) == 2 * per_child
@@ -145,16 +93,16 @@ def test_two_processes_append_to_one_session(tmp_path: Path) -> None:
         # The writers really ran at the same time: their turns interleave.
         tags = [r.payload["tag"] for r in records]
         assert sum(a != b for a, b in itertools.pairwise(tags)) > 2, "writers did not overlap"
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"
 
 
 def test_two_processes_create_the_store_at_once(tmp_path: Path) -> None:
     path = tmp_path / "new" / "aish.sqlite3"
     per_child = 200
     children = [_child(path, 0, per_child, tag, pause=0.0005) for tag in ("first", "second")]
-    _go(*children)
+    start_together(*children)
     results = {
-        tag: _finish(child) for tag, child in zip(("first", "second"), children, strict=True)
+        tag: child.finish() for tag, child in zip(("first", "second"), children, strict=True)
     }
 
     with Store.open(path) as store:
@@ -166,4 +114,4 @@ def test_two_processes_create_the_store_at_once(tmp_path: Path) -> None:
         assert sorted(s.turns for s in summaries) == [per_child, per_child]
         assert {s.first_text for s in summaries} == {"données ✓ x"}
     assert len(set(results["first"]) | set(results["second"])) == 2 * per_child
-    assert _integrity(path) == "ok"
+    assert integrity(path) == "ok"

@@ -203,7 +203,8 @@ def test_raw_body_is_written_verbatim_in_chunks(llm: Any) -> None:
 
 
 def test_client_disconnect_mid_stream_does_not_hurt_the_server(llm: Any) -> None:
-    server = llm({"text": "x" * 64, "chunk_size": 1, "delay_ms": 5})
+    # Each stream would take 64 x 50 ms = 3.2 s to run out, had the server to wait for it.
+    server = llm({"text": "x" * 64, "chunk_size": 1, "delay_ms": 50})
     for _ in range(3):
         with socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1]))) as sock:
             payload = b'{"stream": true, "messages": []}'
@@ -215,5 +216,7 @@ def test_client_disconnect_mid_stream_does_not_hurt_the_server(llm: Any) -> None
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
     started = time.monotonic()
     response = httpx.post(server.url + CHAT, json={**BODY, "stream": False})
-    assert response.status_code == 200 and time.monotonic() - started < 1
+    # Not a speed claim: the dropped streams do not hold the server up. The answer takes a few
+    # ms; 2 s is generous and still below one dropped stream's 3.2 s.
+    assert response.status_code == 200 and time.monotonic() - started < 2
     assert len(server.requests) == 4

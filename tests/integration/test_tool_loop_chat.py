@@ -17,15 +17,16 @@ import pytest
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.events import AgentEvent, Status, ToolCallFinished, ToolCallStarted
-from aish.agent.gate import Answer, Authorization
+from aish.agent.events import ToolCallFinished, ToolCallStarted
+from aish.agent.gate import Authorization
 from aish.agent.second_opinion import SecondOpinion
 from aish.config.schema import AishConfig
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
-from aish.safety.verdict import Verdict
+from aish.session import preset_resolver
 from aish.ui.tool_runner import ToolRunner
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 from .tool_loop_support import chat_requests, mcp_servers, needs_time, notes_server, sent
@@ -35,34 +36,6 @@ pytestmark = needs_time
 
 SYSTEM = "You are aish."
 PARIS = '{"timezone": "Europe/Paris"}'
-
-
-class Frontend:
-    """Scripted answers to the confirm prompt; records what it was shown."""
-
-    def __init__(self, *answers: Answer) -> None:
-        self.answers = list(answers)
-        self.events: list[AgentEvent] = []
-        self.asked: list[tuple[str, Verdict]] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-        self.asked.append((command, verdict))
-        return self.answers.pop(0)
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        pass
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    def statuses(self) -> list[str]:
-        return [e.text for e in self.of(Status)]
 
 
 async def no_shell(authorization: Authorization) -> CommandRun:
@@ -75,7 +48,7 @@ class Turn:
     def __init__(
         self,
         url: str,
-        frontend: Frontend,
+        frontend: ScriptedFrontend,
         servers: McpServers | None,
         *,
         tools: bool = True,
@@ -155,7 +128,7 @@ async def test_a_tool_call_asks_runs_and_its_result_reaches_the_model(
             answer="It is evening in Paris.",
         )
     )
-    frontend = Frontend("yes")
+    frontend = ScriptedFrontend("yes")
     turn = Turn(server.url, frontend, time_only)
     outcome = await turn.chat.ask("what time is it in France?")
 
@@ -211,7 +184,7 @@ async def test_the_loop_speaks_anthropic_too(serve: ServeFn, time_only: McpServe
             answer_when="Europe/Paris",
         )
     )
-    frontend = Frontend("yes")
+    frontend = ScriptedFrontend("yes")
     turn = Turn(server.url, frontend, time_only)
     turn.chat.target = ModelTarget("claude", server.url, "testllm", api="anthropic", max_retries=0)
     outcome = await turn.chat.ask("what time is it in France?")
@@ -235,7 +208,7 @@ async def test_auto_approve_runs_a_trusted_read_only_tool_without_asking(
             answer_when="Europe/Paris",
         )
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     turn = Turn(server.url, frontend, time_only, auto_approve={"time": ("get_*",)})
     await turn.chat.ask("time in France?")
     assert frontend.asked == []
@@ -257,7 +230,7 @@ async def test_a_tool_that_may_destroy_asks_even_when_auto_approved(
     serve: ServeFn, both: McpServers, notes: Path, tool: str, arguments: dict[str, Any]
 ) -> None:
     server = serve(tool_loop({"name": tool, "arguments": arguments}, answer_when="declined"))
-    frontend = Frontend("no")
+    frontend = ScriptedFrontend("no")
     turn = Turn(server.url, frontend, both, auto_approve={"notes": ("*",)})
     await turn.chat.ask("clean up my notes")
     [(text, verdict)] = frontend.asked
@@ -277,7 +250,7 @@ async def test_an_approved_write_really_writes(
 ) -> None:
     call = {"name": "notes__write_note", "arguments": {"name": "plan", "text": "ship it"}}
     server = serve(tool_loop(call, answer_when="wrote plan"))
-    turn = Turn(server.url, Frontend("yes"), both)
+    turn = Turn(server.url, ScriptedFrontend("yes"), both)
     await turn.chat.ask("write my plan down")
     assert (notes / "plan").read_text() == "ship it"
     assert chat_requests(server)[1]["body"]["messages"][-1]["content"].startswith("wrote plan")
@@ -287,7 +260,7 @@ async def test_a_tool_error_reaches_the_model_marked_as_an_error(
     serve: ServeFn, both: McpServers
 ) -> None:
     server = serve(tool_loop({"name": "notes__broken"}, answer_when="disk is on fire"))
-    frontend = Frontend("yes")
+    frontend = ScriptedFrontend("yes")
     turn = Turn(server.url, frontend, both)
     await turn.chat.ask("try it")
     told = chat_requests(server)[1]["body"]["messages"][-1]["content"]
@@ -310,7 +283,7 @@ async def test_malformed_arguments_and_unknown_tools_are_errors_for_the_model(
             answer_when="no tool named",
         )
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     turn = Turn(server.url, frontend, time_only)
     outcome = await turn.chat.ask("break things")
     assert frontend.asked == [] and frontend.of(ToolCallStarted) == []
@@ -334,7 +307,7 @@ async def test_the_tool_call_limit_stops_the_loop_with_one_status_line(
     server = serve(
         {"default": {"tool_calls": [{"name": "notes__read_note", "arguments": {"name": "todo"}}]}}
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     turn = Turn(
         server.url, frontend, both, max_tool_calls=2, auto_approve={"notes": ("read_note",)}
     )
@@ -372,7 +345,7 @@ async def test_cancel_at_the_prompt_answers_every_call_and_proposes_nothing_more
             }
         }
     )
-    frontend = Frontend("cancel")
+    frontend = ScriptedFrontend("cancel")
     turn = Turn(server.url, frontend, both)
     outcome = await turn.chat.ask("write two notes")
     assert outcome.cancelled and outcome.commands == []
@@ -390,7 +363,7 @@ async def test_ctrl_c_during_a_call_leaves_every_call_answered(
         {"name": "notes__read_note", "arguments": {"name": "todo"}},
     ]
     server = serve({"rules": [{"when": {}, "reply": {"tool_calls": calls}, "times": 1}]})
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     turn = Turn(server.url, frontend, both, auto_approve={"notes": ("*",)})
     asking = asyncio.create_task(turn.chat.ask("wait for it"))
     while not frontend.of(ToolCallStarted):
@@ -422,7 +395,7 @@ async def test_a_preset_without_tools_is_offered_none(
 ) -> None:
     # A model that calls a tool anyway is told it was not called; nothing dangles.
     server = serve({"default": {"tool_calls": [{"name": "time__get_current_time"}]}})
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     turn = Turn(server.url, frontend, time_only, tools=False)
     await turn.chat.ask("time?")
     await turn.chat.ask("again")
@@ -436,7 +409,7 @@ async def test_a_preset_without_tools_is_offered_none(
 
 async def test_without_servers_no_tools_are_offered(serve: ServeFn) -> None:
     server = serve({"default": {"text": "Hi."}})
-    turn = Turn(server.url, Frontend(), None)
+    turn = Turn(server.url, ScriptedFrontend(), None)
     await turn.chat.ask("hello")
     assert "tools" not in chat_requests(server)[0]["body"]
 
@@ -471,8 +444,9 @@ async def test_an_auto_approved_unknown_call_asks_without_an_independent_judge(
     # `fast` is the chat's model under another preset name (and `localhost`, not 127.0.0.1).
     same = {"endpoint": f"{server.url.replace('127.0.0.1', 'localhost')}/v1", "model": "testllm"}
     models = {"fast": same} if judge != "none" else {}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
-    frontend = Frontend("no")
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
+    frontend = ScriptedFrontend("no")
     turn = Turn(
         server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
     )
@@ -493,8 +467,9 @@ async def test_an_independent_judge_clears_an_auto_approved_call_on_its_own_serv
     server = serve(APPEND_EGGS)
     judge = serve({"rules": [{"when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}}]})
     models = {"fast": {"endpoint": f"{judge.url}/v1", "model": "judge-model"}}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
-    frontend = Frontend()
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
+    frontend = ScriptedFrontend()
     turn = Turn(
         server.url, frontend, both, auto_approve={"notes": ("append_*",)}, second_opinion=opinion
     )
@@ -524,8 +499,9 @@ async def test_a_fallback_that_answered_the_turn_is_not_its_judge(
     rescue = serve(APPEND_EGGS)
     fallback = ModelTarget("cloud", f"{rescue.url}/v1", "testllm", max_retries=0)
     models = {"fast": {"endpoint": f"{rescue.url}/v1", "model": judge_model}}
-    opinion = SecondOpinion.from_config(AishConfig.model_validate({"models": models}), {})
-    frontend = Frontend("no")
+    settings = AishConfig.model_validate({"models": models})
+    opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
+    frontend = ScriptedFrontend("no")
     turn = Turn(
         dead_url,
         frontend,

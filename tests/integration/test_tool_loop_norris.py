@@ -14,15 +14,14 @@ from typing import Any
 import pytest
 
 from aish.agent import gate
-from aish.agent.events import AgentEvent, Halt, Status, ToolCallFinished, ToolCallStarted
-from aish.agent.gate import HaltAnswer
+from aish.agent.events import Halt, Status, ToolCallFinished, ToolCallStarted
 from aish.agent.norris import NorrisResult, NorrisRun
 from aish.conversation.context import Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
-from aish.safety.verdict import Verdict
 from aish.ui.agent_shell import AgentShell
 from aish.ui.tool_runner import ToolRunner
+from tests.support import ScriptedFrontend
 
 from ..conftest import ServeFn
 from .tool_loop_support import chat_requests, mcp_servers, notes_server
@@ -31,23 +30,6 @@ SYSTEM = "You are aish."
 READ_TODO = {"name": "notes__read_note", "arguments": {"name": "todo"}}
 WRITE_PLAN = {"name": "notes__write_note", "arguments": {"name": "plan", "text": "ship"}}
 WRITE_PLAN_TEXT = 'notes__write_note {"name": "plan", "text": "ship"}'
-
-
-class Frontend:
-    def __init__(self, *answers: HaltAnswer) -> None:
-        self.answers = list(answers)
-        self.events: list[AgentEvent] = []
-        self.halted: list[tuple[str, Verdict]] = []
-
-    def render(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return self.answers.pop(0)
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
 
 
 def steps(*replies: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +54,7 @@ async def servers(tmp_path: Path, notes: Path) -> AsyncIterator[McpServers]:
 
 async def run(
     url: str,
-    frontend: Frontend,
+    frontend: ScriptedFrontend,
     servers: McpServers,
     workdir: Path,
     *,
@@ -117,7 +99,7 @@ async def test_a_safe_tool_call_runs_unattended_and_its_result_feeds_the_next_st
             {"text": "GOAL: complete the todo says buy milk"},
         )
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     log: list[tuple[str, dict[str, Any]]] = []
     result, conversation = await run(server.url, frontend, servers, tmp_path, log=log)
     assert (result.status, result.steps) == ("done", 2)
@@ -146,7 +128,7 @@ async def test_a_destructive_tool_call_halts_and_proceed_runs_it(
     serve: ServeFn, servers: McpServers, notes: Path, tmp_path: Path
 ) -> None:
     server = serve(steps({"tool_calls": [WRITE_PLAN]}, {"text": "GOAL: complete"}))
-    frontend = Frontend("proceed")
+    frontend = ScriptedFrontend("proceed")
     result, _ = await run(server.url, frontend, servers, tmp_path)
     assert result.status == "done"
     [(action, verdict)] = frontend.halted
@@ -166,7 +148,7 @@ async def test_a_skipped_tool_call_is_answered_and_proposing_it_again_is_stuck(
             {"tool_calls": [WRITE_PLAN, READ_TODO]}, {"text": "Again.", "tool_calls": [WRITE_PLAN]}
         )
     )
-    frontend = Frontend("skip")
+    frontend = ScriptedFrontend("skip")
     result, conversation = await run(server.url, frontend, servers, tmp_path)
     assert result.status == "stuck"
     assert result.reason == f"proposed again after it failed or was skipped: {WRITE_PLAN_TEXT}"
@@ -186,7 +168,7 @@ async def test_headless_halts_on_a_tool_call_without_running_it(
     serve: ServeFn, servers: McpServers, notes: Path, tmp_path: Path
 ) -> None:
     server = serve(steps({"tool_calls": [WRITE_PLAN]}))
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     result, conversation = await run(
         server.url, frontend, servers, tmp_path, mode="headless", yes_safe=True
     )
@@ -206,7 +188,7 @@ async def test_a_tool_error_fails_the_step_and_the_rest_is_not_run(
             {"text": "GOAL: blocked the disk is on fire"},
         )
     )
-    frontend = Frontend("proceed")  # `broken` declares no annotations: it halts first
+    frontend = ScriptedFrontend("proceed")  # `broken` declares no annotations: it halts first
     result, _ = await run(server.url, frontend, servers, tmp_path)
     assert (result.status, result.reason) == ("blocked", "the disk is on fire")
     [finished] = frontend.of(ToolCallFinished)
@@ -226,7 +208,7 @@ async def test_unknown_tools_and_the_per_step_limit(
             {"text": "GOAL: blocked no such tool"},
         )
     )
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     result, _ = await run(server.url, frontend, servers, tmp_path, max_tool_calls=2)
     # Step 1: two reads run, the third call is over the limit; step 2: an unknown tool is an
     # error for the model and fails the step; then it gives up.

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.run.blast_radius import predict
-from aish.run.snapshots import ChangedSince, SnapshotStore, TooLarge
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import ChangedSince, SnapshotStore, TooLarge, UndoRecorder, predict
 
 from ..file_trees import bash, listing, make_tree
 

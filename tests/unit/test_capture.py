@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aish.shell.capture import CapturedOutput, OutputCapture
-from aish.shell.capture_lines import LineCollector
+from aish.shell.capture.lines import LineCollector
 
 
 def capture(data: bytes, command: str = "cmd", **limits: int) -> CapturedOutput:

@@ -17,8 +17,8 @@ import pyte
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from aish.shell import capture as capture_module
 from aish.shell.capture import CapturedOutput, OutputCapture
+from aish.shell.capture import output as capture_module
 
 SAMPLE = (
     "\x1b[1;32m✓\x1b[0m naïve café\r\n"

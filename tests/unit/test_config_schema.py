@@ -148,7 +148,8 @@ def test_routing_classes_are_the_known_ones() -> None:
 
 def test_importing_the_config_room_is_cheap() -> None:
     code = (
-        "import sys\nimport aish.config\nfrom aish.config import load_config, resolve_target\n"
+        "import sys\nimport aish.config\nfrom aish.config import load_config\n"
+        "from aish.session import resolve_target\n"
         "print('httpx' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from aish.config import AishConfig, resolve_target
-from aish.llm.errors import ConfigError
+from aish.config import AishConfig
+from aish.errors import ConfigError
 from aish.llm.types import ModelTarget
+from aish.session import resolve_target
 
 CONFIG = AishConfig.model_validate(
     {
@@ -113,8 +114,8 @@ def test_a_key_http_cannot_carry_is_refused_without_echoing_it() -> None:
     import pytest
 
     from aish.config.schema import AishConfig
-    from aish.config.targets import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
+    from aish.session import resolve_target
 
     config = AishConfig.model_validate(
         {"models": {"c": {"endpoint": "https://x.example/v1", "model": "m", "api_key_env": "K"}}}

@@ -12,9 +12,9 @@ from aish.agent.fallback import (
     is_private_endpoint,
 )
 from aish.config import AishConfig
+from aish.errors import ConfigError
 from aish.llm.errors import (
     AuthError,
-    ConfigError,
     ConnectError,
     HTTPStatusError,
     LLMError,
@@ -25,6 +25,7 @@ from aish.llm.errors import (
     TruncatedStreamError,
 )
 from aish.llm.types import ModelTarget
+from aish.session import preset_resolver
 
 LOCAL = ModelTarget("fast", "http://127.0.0.1:8080/v1", "small")
 CLOUD = ModelTarget("cloud", "https://openrouter.ai/api/v1", "big", api_key="sk-cloud")
@@ -109,8 +110,9 @@ def test_private_endpoints(url: str, private: bool) -> None:
 
 
 def test_target_resolves_the_fallback_preset_with_its_key() -> None:
+    settings = config(fallback_model="cloud")
     chosen, problem = fallback_target(
-        config(fallback_model="cloud"), LOCAL, {"CLOUD_KEY": "sk-1"}, enabled=True
+        settings, LOCAL, preset_resolver(settings, {"CLOUD_KEY": "sk-1"}), enabled=True
     )
     assert problem is None
     assert chosen is not None
@@ -131,20 +133,25 @@ def test_target_resolves_the_fallback_preset_with_its_key() -> None:
     ],
 )
 def test_no_fallback(routing: dict[str, object], enabled: bool) -> None:
-    assert fallback_target(config(**routing), LOCAL, {"CLOUD_KEY": "k"}, enabled=enabled) == (
+    settings = config(**routing)
+    assert fallback_target(
+        settings, LOCAL, preset_resolver(settings, {"CLOUD_KEY": "k"}), enabled=enabled
+    ) == (
         None,
         None,
     )
 
 
 def test_an_unknown_preset_is_a_problem_to_say() -> None:
-    chosen, problem = fallback_target(config(fallback_model="clod"), LOCAL, {}, enabled=True)
+    settings = config(fallback_model="clod")
+    chosen, problem = fallback_target(settings, LOCAL, preset_resolver(settings, {}), enabled=True)
     assert chosen is None
     assert problem == "routing.fallback_model: no model preset 'clod' (known: fast, cloud)"
 
 
 def test_a_missing_key_is_a_problem_to_say() -> None:
-    chosen, problem = fallback_target(config(fallback_model="cloud"), LOCAL, {}, enabled=True)
+    settings = config(fallback_model="cloud")
+    chosen, problem = fallback_target(settings, LOCAL, preset_resolver(settings, {}), enabled=True)
     assert chosen is None
     assert problem == (
         "routing.fallback_model: model preset 'cloud': environment variable CLOUD_KEY is not set"

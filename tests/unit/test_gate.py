@@ -36,6 +36,7 @@ from aish.safety.classifier import classify
 from aish.safety.rules.user import UserRules
 from aish.safety.tool_calls import classify_tool_call
 from aish.safety.verdict import Level, Verdict
+from tests.support import ScriptedFrontend
 
 SAFE = Verdict("safe")
 UNKNOWN = Verdict("unknown", ("unfamiliar program `frob`",))
@@ -256,42 +257,6 @@ def test_policy_from_config() -> None:
 # ---- asking, through a scripted frontend --------------------------------------------------
 
 
-class ScriptedFrontend:
-    """Answers the gate's questions from a script and records what it was shown."""
-
-    def __init__(
-        self,
-        answers: tuple[Answer, ...] = (),
-        edits: tuple[str | EditCancelled | None, ...] = (),
-        halts: tuple[HaltAnswer, ...] = (),
-    ) -> None:
-        self._answers = list(answers)
-        self._edits = list(edits)
-        self._halts = list(halts)
-        self.asked: list[tuple[str, Verdict]] = []
-        self.edited: list[str] = []
-        self.described: list[tuple[str, str]] = []
-        self.halted: list[tuple[str, Verdict]] = []
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> Answer:
-        self.asked.append((command, verdict))
-        return self._answers.pop(0)
-
-    async def edit_command(self, command: str) -> str | None:
-        self.edited.append(command)
-        edit = self._edits.pop(0)
-        if isinstance(edit, EditCancelled):
-            raise edit
-        return edit
-
-    async def show_description(self, command: str, description: str) -> None:
-        self.described.append((command, description))
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return self._halts.pop(0)
-
-
 class ScriptedJudge:
     def __init__(self, answer: OpinionAnswer) -> None:
         self.answer = answer
@@ -307,7 +272,7 @@ async def describe(text: str) -> str:
 
 
 async def test_ask_shows_the_verdict_and_yes_runs_the_action() -> None:
-    frontend = ScriptedFrontend(answers=("yes",))
+    frontend = ScriptedFrontend("yes")
     call = tool_call("destructive", "set_time")
     granted = await authorize(call, Policy("interactive"), confirmer=frontend)
     verdict = verdict_of(call)
@@ -340,7 +305,7 @@ async def test_a_command_inside_a_tool_call_is_judged_whatever_the_hints_say() -
     call = ProposedToolCall(
         "box", "run_command", {"command": "rm -rf ~"}, {"readOnlyHint": True}, True
     )
-    frontend = ScriptedFrontend(answers=("no",))
+    frontend = ScriptedFrontend("no")
     policy = Policy("interactive", auto_approve={"box": ("*",)})
     refused = await authorize(call, policy, confirmer=frontend)
     assert refused.verdict.level == "destructive" and refused.decision == "ask"
@@ -349,7 +314,7 @@ async def test_a_command_inside_a_tool_call_is_judged_whatever_the_hints_say() -
 
 async def test_hints_from_an_untrusted_server_never_let_a_call_run_unasked() -> None:
     call = ProposedToolCall("time", "get_time", {"zone": "UTC"}, {"readOnlyHint": True}, False)
-    frontend = ScriptedFrontend(answers=("no",))
+    frontend = ScriptedFrontend("no")
     policy = Policy("interactive", auto_approve=AUTO)
     refused = await authorize(call, policy, confirmer=frontend)
     assert refused.verdict.level != "safe" and refused.decision == "ask" and not refused.run
@@ -361,7 +326,7 @@ async def test_user_rules_from_the_policy_reach_the_tool_call_classifier() -> No
     call = ProposedToolCall("box", "run_command", {"command": "make deploy"}, None, True)
     rules = UserRules(destructive=("make deploy*",))
     halted = await authorize(
-        call, Policy("norris", user_rules=rules), halt=ScriptedFrontend(halts=("skip",))
+        call, Policy("norris", user_rules=rules), halt=ScriptedFrontend("skip")
     )
     assert halted.verdict == verdict_of(call, rules)
     assert halted.verdict.level == "destructive" and halted.decision == "halt"
@@ -380,7 +345,7 @@ async def test_a_failing_classifier_counts_as_destructive(monkeypatch: pytest.Mo
         (tool_call("safe"), "the tool-call classifier failed"),
         (ProposedCommand("ls"), "the classifier failed"),
     ):
-        frontend = ScriptedFrontend(answers=("no",))
+        frontend = ScriptedFrontend("no")
         refused = await authorize(action, policy, confirmer=frontend)
         assert refused.verdict.level == "destructive" and refused.decision == "ask"
         assert (
@@ -391,7 +356,7 @@ async def test_a_failing_classifier_counts_as_destructive(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize("answer", ["no", "cancel"])
 async def test_no_and_cancel_do_not_run(answer: Answer) -> None:
-    frontend = ScriptedFrontend(answers=(answer,))
+    frontend = ScriptedFrontend(answer)
     refused = await authorize(tool_call("safe"), Policy("interactive"), confirmer=frontend)
     assert (refused.run, refused.outcome) == (False, answer)
     with pytest.raises(Unauthorized, match=answer):
@@ -399,7 +364,7 @@ async def test_no_and_cancel_do_not_run(answer: Answer) -> None:
 
 
 async def test_describe_then_ask_again() -> None:
-    frontend = ScriptedFrontend(answers=("describe", "describe", "no"))
+    frontend = ScriptedFrontend("describe", "describe", "no")
     call = tool_call("unknown")
     refused = await authorize(call, Policy("interactive"), confirmer=frontend, describe=describe)
     assert frontend.described == [(call.text, f"it would {call.text}")] * 2
@@ -428,7 +393,7 @@ async def test_auto_approved_safe_tool_call_runs_without_asking() -> None:
 async def test_auto_approved_unknown_tool_call_follows_the_second_opinion(
     answer: OpinionAnswer, runs_unasked: bool, level: Level
 ) -> None:
-    frontend = ScriptedFrontend(answers=("no",))
+    frontend = ScriptedFrontend("no")
     judge = ScriptedJudge(answer)
     call = tool_call("unknown")
     authorization = await authorize(
@@ -443,7 +408,7 @@ async def test_auto_approved_unknown_tool_call_follows_the_second_opinion(
 
 
 async def test_auto_approve_never_covers_destructive() -> None:
-    frontend = ScriptedFrontend(answers=("no",))
+    frontend = ScriptedFrontend("no")
     judge = ScriptedJudge("no")
     call = tool_call("destructive")
     refused = await authorize(
@@ -463,7 +428,7 @@ async def test_norris_asks_the_second_opinion_and_runs_on_no() -> None:
 @pytest.mark.parametrize(("halt", "runs"), [("proceed", True), ("skip", False), ("abort", False)])
 async def test_norris_halt_is_the_users_call(halt: HaltAnswer, runs: bool) -> None:
     judge = ScriptedJudge("yes")
-    frontend = ScriptedFrontend(halts=(halt,))
+    frontend = ScriptedFrontend(halt)
     call = tool_call("unknown")
     authorization = await authorize(call, Policy("norris"), halt=frontend, judge=judge)
     assert frontend.halted == [(call.text, authorization.verdict)]
@@ -476,7 +441,7 @@ async def test_norris_halt_is_the_users_call(halt: HaltAnswer, runs: bool) -> No
 
 
 async def test_norris_without_a_second_opinion_halts_unknown() -> None:
-    frontend = ScriptedFrontend(halts=("skip",))
+    frontend = ScriptedFrontend("skip")
     skipped = await authorize(tool_call("unknown"), Policy("norris"), halt=frontend)
     assert skipped.decision == "halt" and not skipped.run
 
@@ -503,7 +468,7 @@ async def test_no_one_to_ask_means_not_run() -> None:
 
 
 async def test_edit_runs_the_users_text_as_theirs() -> None:
-    frontend = ScriptedFrontend(answers=("edit",), edits=("  touch b  ",))
+    frontend = ScriptedFrontend("edit", edits=("  touch b  ",))
     edited = await authorize(ProposedCommand("touch a"), Policy("interactive"), confirmer=frontend)
     assert frontend.edited == ["touch a"]
     assert (edited.run, edited.outcome, edited.command, edited.source) == (
@@ -517,13 +482,13 @@ async def test_edit_runs_the_users_text_as_theirs() -> None:
 
 @pytest.mark.parametrize("edit", [None, "", "   "])
 async def test_an_abandoned_edit_runs_nothing(edit: str | None) -> None:
-    frontend = ScriptedFrontend(answers=("edit",), edits=(edit,))
+    frontend = ScriptedFrontend("edit", edits=(edit,))
     refused = await authorize(ProposedCommand("touch a"), Policy("interactive"), confirmer=frontend)
     assert (refused.run, refused.outcome) == (False, "no")
 
 
 async def test_cancelling_the_edit_is_a_cancel_not_a_no() -> None:
-    frontend = ScriptedFrontend(answers=("edit",), edits=(EditCancelled(),))
+    frontend = ScriptedFrontend("edit", edits=(EditCancelled(),))
     cancelled = await authorize(
         ProposedCommand("touch a"), Policy("interactive"), confirmer=frontend
     )
@@ -531,13 +496,13 @@ async def test_cancelling_the_edit_is_a_cancel_not_a_no() -> None:
 
 
 async def test_a_tool_call_cannot_be_edited() -> None:
-    frontend = ScriptedFrontend(answers=("edit",))
+    frontend = ScriptedFrontend("edit")
     refused = await authorize(tool_call("unknown"), Policy("interactive"), confirmer=frontend)
     assert (refused.run, refused.outcome) == (False, "no") and frontend.edited == []
 
 
 async def test_interactive_command_asks_with_the_classifier_verdict() -> None:
-    frontend = ScriptedFrontend(answers=("yes",))
+    frontend = ScriptedFrontend("yes")
     judge = ScriptedJudge("yes")
     command = ProposedCommand("frobnicate --all")
     granted = await authorize(command, Policy("interactive"), confirmer=frontend, judge=judge)
@@ -563,7 +528,7 @@ async def test_interactive_command_asks_with_the_classifier_verdict() -> None:
 async def test_commands_through_the_real_classifier(
     mode: gate.Mode, command: str, confirm_cmd: bool, judged: bool, decision: str
 ) -> None:
-    frontend = ScriptedFrontend(answers=("no",), halts=("skip",))
+    frontend = ScriptedFrontend("no", "skip")
     judge = ScriptedJudge("no")
     authorization = await authorize(
         ProposedCommand(command),
@@ -608,7 +573,7 @@ async def test_a_name_is_judged_by_what_the_shell_resolves_it_to() -> None:
 
 
 async def test_user_rules_from_the_policy_reach_the_classifier() -> None:
-    frontend = ScriptedFrontend(halts=("skip",))
+    frontend = ScriptedFrontend("skip")
     rules = UserRules(destructive=("make deploy*",))
     halted = await authorize(
         ProposedCommand("make deploy"), Policy("norris", user_rules=rules), halt=frontend

@@ -17,27 +17,11 @@ from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import judge_line
 from aish.safety.rules.approval_prefix import approval_prefix
 from aish.safety.rules.user import UserRules
-from aish.safety.verdict import Verdict
+from tests.support import ScriptedFrontend
 
 
 async def plain_shell(command: str) -> ShellFacts:
     return ShellFacts(builtins=frozenset(("cd", "echo")), locate=shutil.which)
-
-
-class Frontend:
-    def __init__(self, *answers: gate.Answer) -> None:
-        self.answers = list(answers)
-        self.asked: list[tuple[str, Verdict]] = []
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> gate.Answer:
-        self.asked.append((command, verdict))
-        return self.answers.pop(0)
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        return None
 
 
 @pytest.mark.parametrize(
@@ -72,7 +56,7 @@ def test_the_offered_prefix(command: str, prefix: str | None) -> None:
 async def test_always_stores_the_offered_prefix_and_later_commands_run_unasked() -> None:
     approvals = SessionApprovals()
     policy = Policy("interactive", approvals=approvals)
-    frontend = Frontend("always")
+    frontend = ScriptedFrontend("always")
     first = await authorize(
         ProposedCommand("make build -j4"), policy, confirmer=frontend, facts=plain_shell
     )
@@ -81,14 +65,14 @@ async def test_always_stores_the_offered_prefix_and_later_commands_run_unasked()
     assert shown.always == "make build"
     assert approvals.patterns == ["make build"]
     # The same prefix with other words: runs without a question, in chat and in Norris.
-    again = await authorize(ProposedCommand("make build V=1"), policy, confirmer=Frontend())
+    again = await authorize(ProposedCommand("make build V=1"), policy, confirmer=ScriptedFrontend())
     assert (again.decision, again.outcome) == ("run", "auto")
     norris = await gate.assess(
         ProposedCommand("make build"), Policy("norris", approvals=approvals), facts=plain_shell
     )
     assert (norris.verdict.level, norris.decision) == ("safe", "run")
     # Anything else still asks, and a compound line is judged whole.
-    other = Frontend("no", "no")
+    other = ScriptedFrontend("no", "no")
     await authorize(ProposedCommand("make install"), policy, confirmer=other)
     await authorize(ProposedCommand("make build && make install"), policy, confirmer=other)
     assert len(other.asked) == 2
@@ -98,7 +82,7 @@ async def test_approvals_never_lower_destructive_ask_or_deny() -> None:
     approvals = SessionApprovals(["rm", "git push", "make"])
     rules = UserRules(ask=("make deploy",), deny=("git push",))
     policy = Policy("interactive", approvals=approvals, user_rules=rules)
-    frontend = Frontend("no", "no")
+    frontend = ScriptedFrontend("no", "no")
     destructive = await authorize(ProposedCommand("rm -rf build"), policy, confirmer=frontend)
     asked = await authorize(ProposedCommand("make deploy"), policy, confirmer=frontend)
     denied = await authorize(ProposedCommand("git push"), policy, confirmer=frontend)
@@ -109,20 +93,20 @@ async def test_approvals_never_lower_destructive_ask_or_deny() -> None:
 
 
 async def test_no_approvals_object_no_offer_and_yes_stores_nothing() -> None:
-    frontend = Frontend("yes")
+    frontend = ScriptedFrontend("yes")
     await authorize(ProposedCommand("make build"), Policy("interactive"), confirmer=frontend)
     assert frontend.asked[0][1].always == ""
     approvals = SessionApprovals()
     await authorize(
         ProposedCommand("make build"),
         Policy("interactive", approvals=approvals),
-        confirmer=Frontend("yes"),
+        confirmer=ScriptedFrontend("yes"),
     )
     assert approvals.patterns == []  # only [a]lways stores, and only for this session
 
 
 async def test_a_destructive_command_is_never_offered_always() -> None:
-    frontend = Frontend("no")
+    frontend = ScriptedFrontend("no")
     await authorize(
         ProposedCommand("rm -rf build"),
         Policy("interactive", approvals=SessionApprovals()),

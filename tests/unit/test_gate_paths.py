@@ -37,7 +37,7 @@ USER_LINE_DOORS = {
 # arguments (status, ls-files, config listing, `apply --check`, `patch --dry-run`), the
 # repository's programs (fsmonitor, hooks, filters) neutralised. Reviewed; a new one must be too.
 OWN_READ_ONLY_RUNNERS = {
-    "agent/project_summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
+    "agent/project/summary.py:_git": "`:context`: git status / ls-files / rev-parse / config",
     "ui/diff_apply.py:check_diff": "`git apply --check` or `patch --dry-run` of a reviewed diff",
     "ui/diff_apply.py:_run_quiet": "git rev-parse / config listing for check_diff",
     "ui/diff_apply.py:_in_git_work_tree": "git rev-parse: which apply command to propose",
@@ -47,8 +47,8 @@ OWN_READ_ONLY_RUNNERS = {
     "covers",
     "run/sandbox/namespaces.py:sandbox_support": "the sandbox launcher's probe over a scratch "
     "tree (it checks the mounts from inside and runs no program)",
-    "run/probes.py:probe": "the blast radius's dry runs before a confirmation: `find` with its "
-    "deleting actions turned into -print0 (any other action that runs or writes makes the "
+    "run/undo/probes.py:probe": "the blast radius's dry runs before a confirmation: `find` with "
+    "its deleting actions turned into -print0 (any other action that runs or writes makes the "
     "radius unpredictable instead), `git clean -n`, `git diff --name-only`, `git rev-parse`",
     "ui/pager.py:page": "the user's own $PAGER (or less) showing aish's own long listing on "
     "its standard input; nothing of a model's reaches its command line",

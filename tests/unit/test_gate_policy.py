@@ -12,40 +12,18 @@ import shutil
 import pytest
 
 from aish.agent import gate
-from aish.agent.gate import HaltAnswer, Policy, ProposedCommand, authorize, redeem
+from aish.agent.gate import Policy, ProposedCommand, authorize, redeem
 from aish.agent.second_opinion import Opinion
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict
+from tests.support import ScriptedFrontend
 
 RULES = UserRules(allow=("make test",), ask=("ls",), deny=("git push",))
 
 
 async def plain_shell(command: str) -> ShellFacts:
     return ShellFacts(builtins=frozenset(("cd", "echo", "true")), locate=shutil.which)
-
-
-class Frontend:
-    """Says yes and proceed to everything, and records what it was asked."""
-
-    def __init__(self, halt: HaltAnswer = "proceed") -> None:
-        self.asked: list[tuple[str, Verdict]] = []
-        self.halted: list[tuple[str, Verdict]] = []
-        self.halt = halt
-
-    async def confirm_command(self, command: str, verdict: Verdict) -> gate.Answer:
-        self.asked.append((command, verdict))
-        return "yes"
-
-    async def edit_command(self, command: str) -> str | None:
-        return None
-
-    async def show_description(self, command: str, description: str) -> None:
-        return None
-
-    async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
-        self.halted.append((action, verdict))
-        return self.halt
 
 
 class Judge:
@@ -63,7 +41,7 @@ class Judge:
 async def test_a_denied_command_is_refused_and_nobody_is_asked(
     mode: gate.Mode, sandboxed: bool, command: str
 ) -> None:
-    frontend, judge = Frontend(), Judge()
+    frontend, judge = ScriptedFrontend(), Judge()  # no answers: nobody may be asked
     policy = Policy(mode, confirm_cmd=False, yes_safe=True, user_rules=RULES, sandboxed=sandboxed)
     granted = await authorize(
         ProposedCommand(command),
@@ -83,7 +61,7 @@ async def test_a_denied_command_is_refused_and_nobody_is_asked(
 
 @pytest.mark.parametrize("sandboxed", [False, True])
 async def test_an_ask_rule_halts_a_safe_command_in_norris(sandboxed: bool) -> None:
-    frontend, judge = Frontend(halt="skip"), Judge()
+    frontend, judge = ScriptedFrontend("skip"), Judge()
     policy = Policy("norris", user_rules=RULES, sandboxed=sandboxed)
     granted = await authorize(
         ProposedCommand("ls -la"), policy, halt=frontend, judge=judge, facts=plain_shell
@@ -96,7 +74,7 @@ async def test_an_ask_rule_halts_a_safe_command_in_norris(sandboxed: bool) -> No
 
 
 async def test_an_ask_rule_asks_in_chat_even_with_confirm_cmd_off() -> None:
-    frontend = Frontend()
+    frontend = ScriptedFrontend("yes")
     policy = Policy("interactive", confirm_cmd=False, user_rules=RULES)
     granted = await authorize(ProposedCommand("ls"), policy, confirmer=frontend, facts=plain_shell)
     assert (granted.decision, granted.outcome, granted.run) == ("ask", "yes", True)
@@ -119,7 +97,7 @@ async def test_allow_runs_an_unknown_command_unattended_but_not_a_compound_one()
     policy = Policy("norris", user_rules=RULES)
     allowed = await gate.assess(ProposedCommand("make test"), policy, judge, facts=plain_shell)
     assert (allowed.verdict.level, allowed.decision) == ("safe", "run") and judge.asked == []
-    frontend = Frontend(halt="skip")
+    frontend = ScriptedFrontend("skip")
     chained = await authorize(
         ProposedCommand("make test && rm -rf /"), policy, halt=frontend, facts=plain_shell
     )
@@ -127,7 +105,7 @@ async def test_allow_runs_an_unknown_command_unattended_but_not_a_compound_one()
 
 
 async def test_a_command_that_may_be_denied_halts_in_norris() -> None:
-    frontend, judge = Frontend(halt="skip"), Judge()
+    frontend, judge = ScriptedFrontend("skip"), Judge()
     policy = Policy("norris", user_rules=RULES)
     granted = await authorize(
         ProposedCommand("git $sub"), policy, halt=frontend, judge=judge, facts=plain_shell
@@ -172,7 +150,7 @@ def test_policy_from_config_reads_the_permission_rules() -> None:
 
 @pytest.mark.parametrize("mode", ["interactive", "norris"])
 async def test_a_shell_tool_call_running_a_denied_command_is_refused(mode: gate.Mode) -> None:
-    frontend = Frontend()
+    frontend = ScriptedFrontend()
     call = gate.ProposedToolCall("box", "run_shell", {"command": "cd /repo && git push -f"})
     granted = await authorize(
         call, Policy(mode, user_rules=RULES), confirmer=frontend, halt=frontend
@@ -180,5 +158,7 @@ async def test_a_shell_tool_call_running_a_denied_command_is_refused(mode: gate.
     assert (granted.decision, granted.outcome, granted.run) == ("deny", "denied", False)
     assert frontend.asked == frontend.halted == []
     asked = gate.ProposedToolCall("box", "run_shell", {"command": "ls -la"})
-    halted = await authorize(asked, Policy("norris", user_rules=RULES), halt=Frontend("skip"))
+    halted = await authorize(
+        asked, Policy("norris", user_rules=RULES), halt=ScriptedFrontend("skip")
+    )
     assert halted.decision == "halt"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_prompt import INSTRUCTIONS, StepFacts, step_message
+from aish.agent.norris import INSTRUCTIONS, NorrisBounds
+from aish.agent.norris.prompt import StepFacts, step_message
 from aish.config.schema import NorrisConfig
 
 

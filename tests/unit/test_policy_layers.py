@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aish.agent import gate
-from aish.agent.policy_scope import DirectoryPolicies
+from aish.agent.project import DirectoryPolicies
 from aish.config import load_config
 from aish.config.loader import LoadedConfig
 from aish.config.project import digest_of

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aish.agent.preplan import DEFAULT_PREPLAN_SYSTEM, extract_tasks, system_prompt
+from aish.agent.norris import DEFAULT_PREPLAN_SYSTEM
+from aish.agent.norris.preplanner import extract_tasks, system_prompt
 
 
 def test_a_clean_list() -> None:

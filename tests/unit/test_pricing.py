@@ -13,9 +13,9 @@ from decimal import Decimal
 
 import pytest
 
-from aish.agent.pricing import Priced, Rates, cost_at, price_call, table_rates
 from aish.config.presets import Price
 from aish.llm.types import Usage
+from aish.store.pricing import Priced, Rates, cost_at, price_call, table_rates
 
 OPENAI = "https://api.openai.com/v1"
 OPENROUTER = "https://openrouter.ai/api/v1"
@@ -157,7 +157,7 @@ def test_a_gateway_url_still_finds_a_well_known_model_by_name() -> None:
 
 
 def test_tiered_table_prices_follow_the_prompt_size() -> None:
-    from aish.agent.pricing import _rate
+    from aish.store.pricing import _rate
 
     class Tier:
         def __init__(self, start: int, price: str) -> None:
@@ -182,7 +182,7 @@ def test_cost_at_needs_every_rate_the_usage_uses() -> None:
 
 
 def test_table_lookups_never_touch_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    from aish.agent import pricing
+    from aish.store import pricing
 
     pricing._table_model.cache_clear()
 
@@ -198,10 +198,16 @@ def test_table_lookups_never_touch_the_network(monkeypatch: pytest.MonkeyPatch) 
 
 def test_importing_pricing_does_not_load_the_price_data() -> None:
     code = (
-        "import sys, aish.agent.pricing; "
+        "import sys, aish.store.pricing; "
         "print(sorted(m for m in sys.modules if m.startswith(('genai_prices', 'httpx'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_ledger_accepts_exactly_the_sources_pricing_gives() -> None:
+    from aish.store import pricing, usage
+
+    assert usage.COST_SOURCES == pricing.COST_SOURCES

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aish.run.git_targets import git_touches
-from aish.run.program_targets import Disk, Unpredictable, program_touches
+from aish.run.undo.git import git_touches
+from aish.run.undo.programs import Disk, Unpredictable, program_touches
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aish.agent.policy_scope import may_change_directory
+from aish.agent.project import may_change_directory
 from aish.config.project_scope import ProjectState
 from aish.ui.project_review import change_lines, foreign, project_notice, short_path
 

@@ -9,8 +9,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aish.agent.file_tree import printable, render_tree
-from aish.agent.project_summary import filter_overrides, parse_status
+from aish.agent.project import filter_overrides
+from aish.agent.project.file_tree import printable, render_tree
+from aish.agent.project.summary import parse_status
 
 
 def tree(paths: list[str], max_files: int = 100, max_depth: int = 4) -> str:

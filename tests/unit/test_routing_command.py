@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aish.agent.route_command import run_route_command
+from aish.agent.routing import run_route_command
 
 
 def _run(args: list[str], stdin: str = "") -> tuple[int, list[dict[str, Any]]]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aish.agent.routing import KnownCommands
-from aish.agent.routing_continuation import needs_another_line
+from aish.agent.routing import KnownCommands, needs_another_line
 
 KNOWN = KnownCommands(frozenset({"ls", "cat", "grep", "git", "find", "echo", "make"}))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aish.agent.routing_english import read_as_sentence
+from aish.agent.routing.english import read_as_sentence
 
 
 def _words(text: str) -> list[tuple[str, bool]]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from aish.agent.routing import Route, route_line
-from aish.agent.routing_paths import SCAN_LIMIT, paths_under
-from aish.agent.routing_repair import stand_in
+from aish.agent.routing import Route, paths_under, route_line
+from aish.agent.routing.paths import SCAN_LIMIT
+from aish.agent.routing.repair import stand_in
 
 from .test_routing_fixture import CORPUS_KNOWN
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aish.agent.routing import KnownCommands, route_line
-from aish.agent.routing_names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
+from aish.agent.routing.names import BASH_BUILTINS, BASH_KEYWORDS, executables_on_path
 
 
 def _executable(path: Path) -> Path:

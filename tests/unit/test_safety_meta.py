@@ -4,55 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aish.conversation.context import Conversation
 from aish.safety.classifier import classify, describe_rules
 from aish.safety.rules.user import UserRules
 from aish.ui.repl.meta.commands import KnowsSafetyRules, run_meta
-
-
-class FakeRepl:
-    """Just enough of a REPL: what meta commands say is collected, nothing else happens."""
-
-    def __init__(self) -> None:
-        self.conversation = Conversation("system")
-        self.said: list[str] = []
-
-    @property
-    def model_name(self) -> str:
-        return "m"
-
-    def model_names(self) -> list[str]:
-        return ["m"]
-
-    def model_line(self, name: str) -> str:
-        return name
-
-    def switch_model(self, name: str) -> str | None:
-        return None
-
-    def reset_conversation(self) -> None:
-        pass
-
-    def save_session(self, name: str) -> str:
-        return ""
-
-    def load_session(self, name: str) -> str:
-        return ""
-
-    def session_lines(self) -> list[str]:
-        return []
-
-    def explain_route(self, text: str) -> str:
-        return ""
-
-    def shell_cwd(self) -> str:
-        return "/"
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
-
-    def quit(self) -> None:
-        pass
+from tests.support import FakeRepl
 
 
 class FakeReplWithRules(FakeRepl):

@@ -4,8 +4,9 @@ built-in reason decided, on a stand-in REPL with the user's rules; nothing runs.
 from __future__ import annotations
 
 from aish.safety.rules.user import UserRules
+from tests.support import FakeRepl
 
-from .test_safety_meta import FakeRepl, FakeReplWithRules, _say
+from .test_safety_meta import FakeReplWithRules, _say
 
 RULES = UserRules(allow=("make test",), ask=("npm publish",), deny=("git push",))
 

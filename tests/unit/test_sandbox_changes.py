@@ -15,8 +15,7 @@ import pytest
 
 from aish.run.sandbox import Sandbox, apply_changes, scan_changes
 from aish.run.sandbox.refusals import refusals
-from aish.run.snapshots import SnapshotStore
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import SnapshotStore, UndoRecorder
 from aish.ui.sandbox_review import parse_picks
 
 from ..sandbox_trees import tree_state

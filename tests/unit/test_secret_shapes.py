@@ -292,7 +292,10 @@ def test_a_megabyte_of_near_misses_stays_fast(text: str) -> None:
     shapes.add("Ab000000Zq8rT2mN4x", "T")
     started = time.perf_counter()
     list(shapes.spans(text))
-    assert time.perf_counter() - started < 5.0  # linear: well under a second on a laptop
+    # Not a speed claim (bench/scrub.py measures the scrubber's speed): the scan is linear.
+    # A megabyte takes up to 4 s here on a busy machine; a quadratic scan (10^12 steps) would
+    # take hours, so a generous 40 s still tells them apart.
+    assert time.perf_counter() - started < 40
 
 
 def test_skeleton_offsets_lead_back_to_the_same_characters() -> None:

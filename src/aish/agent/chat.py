@@ -28,6 +28,7 @@ from aish.agent import gate
 from aish.agent.actions import capped, extract_commands
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
+from aish.agent.outbound import REQUEST_FAILURES, RequestFailure
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import (
     CANCELLED,
@@ -41,7 +42,6 @@ from aish.agent.toolbox import (
     prepare,
 )
 from aish.conversation.context import CALL_STOPPED, CommandRun, Conversation
-from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class ChatFrontend(Frontend, gate.Confirmer, Protocol):
 @dataclass
 class ChatOutcome:
     reply: Reply = field(default_factory=Reply)
-    error: LLMError | None = None
+    error: RequestFailure | None = None
     commands: list[str] = field(default_factory=list)
     ran: list[CommandRun] = field(default_factory=list)
     # Tool calls the model made this turn (answered, run or not).
@@ -305,7 +305,7 @@ class ChatTurn:
             if reply.usage is not None:
                 self.frontend.render(UsageRecorded.of(self.target, reply.usage, "describe"))
             text = reply.text.strip() or "(the model gave no description)"
-        except LLMError as error:
+        except REQUEST_FAILURES as error:
             text = f"(no description: {error})"
         self.log("description", {"command": command, "text": text})
         return text

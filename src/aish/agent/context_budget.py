@@ -2,9 +2,9 @@
 
 Before each new exchange (a chat turn, a Norris step) the request it would send is measured:
 when it has too many exchanges or too many tokens, the oldest exchanges leave whole, with one
-status line. Eviction goes down to three quarters of the limit rather than just under it, so it
-happens now and then instead of every turn — each eviction rewrites the prefix a server has
-cached, and each summary costs a call.
+status line. The arithmetic — the sizes, the limits, how many exchanges leave (down to three
+quarters of the limit exceeded) — is pure and lives in `conversation.budget`; this module is
+the part that needs the agent: resolving and asking the summariser, the status lines, the log.
 
 With `context.summarize_on_evict` (never in Norris: a run must not pause to summarise its own
 steps) the evicted exchanges and the summary so far go to the summariser, and the new summary
@@ -20,23 +20,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.agent.exchange import TurnLog
+from aish.agent.outbound import REQUEST_FAILURES
 from aish.config.schema import AishConfig
+from aish.conversation.budget import Limits, end_of_exchanges, request_tokens
 from aish.conversation.context import Conversation
 from aish.conversation.summary import clip, shorten_request, summarize_request
-from aish.conversation.tokens import TokenCounter, model_key
-from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, ToolSpec
+from aish.conversation.tokens import TokenCounter
+from aish.errors import ConfigError
+from aish.llm.types import Message, ModelTarget, PresetResolver, ToolSpec
 
 _log = logging.getLogger("aish.context")
 
-# Eviction goes down to this share of the limit that was exceeded.
-_LOW_WATER = 0.75
 _OVER = (
     "the request is ~{tokens:,} tokens, over context.token_budget {budget:,}, even without "
     "older exchanges: sending it anyway"
@@ -54,21 +54,20 @@ class ContextBudget:
     counter: TokenCounter = field(default_factory=TokenCounter)
     summarize_on_evict: bool = False
     max_summary_chars: int = 2000
-    # The summariser for a request to the given active model; raises `LLMError` (a
-    # `ConfigError`) when the configured preset cannot be used.
+    # The summariser for a request to the given active model; raises `ConfigError` when the
+    # configured preset cannot be used.
     summarizer: Callable[[ModelTarget], ModelTarget] | None = None
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, env: Mapping[str, str], counter: TokenCounter
+        cls, config: AishConfig, targets: PresetResolver, counter: TokenCounter
     ) -> ContextBudget:
+        """Built from `[context]`; `targets` resolves the summariser's preset."""
         context = config.context
 
         def summarizer(active: ModelTarget) -> ModelTarget:
-            from aish.config import resolve_target
-
             name = context.summarizer_model or ("fast" if "fast" in config.models else None)
-            return active if name is None else resolve_target(config, name, env)
+            return active if name is None else targets(name)
 
         return cls(
             max_turns=context.max_turns,
@@ -87,8 +86,7 @@ class ContextBudget:
         tools: Sequence[ToolSpec] = (),
     ) -> int:
         """The tokens of the request `newest` would make."""
-        messages = conversation.request(newest)
-        return self.counter.estimate(model_key(target), messages, tools).tokens
+        return request_tokens(self.counter, conversation, newest, target, tools)
 
     async def make_room(
         self,
@@ -103,15 +101,17 @@ class ContextBudget:
     ) -> Message:
         """Evict what the request of `newest()` does not have room for; the newest message
         as it is to be sent (rebuilt after an eviction: it tells the summary, the cwd…)."""
+        limits = Limits(self.max_turns, self.token_budget, self.counter)
         message = newest()
-        exchanges = conversation.exchange_count()
-        tokens = self.estimate(conversation, message, target, tools)
-        over_turns = exchanges + 1 > self.max_turns
-        over_tokens = tokens > self.token_budget
-        if not (over_turns or over_tokens) or exchanges == 0:
+        over_turns, over_tokens, tokens = limits.over(conversation, message, target, tools)
+        if not (over_turns or over_tokens) or conversation.exchange_count() == 0:
             return message
         summarizing = summarize and self.summarize_on_evict and self.summarizer is not None
-        count = self._how_many(conversation, message, target, tools, over_turns, summarizing)
+        # Room for the summary the message will tell, so it does not push it over again.
+        reserve = self.max_summary_chars if summarizing else len(conversation.summary)
+        count = limits.evictions(
+            conversation, message, target, tools, over_turns=over_turns, reserve_chars=reserve
+        )
         if count == 0:
             # The request is over budget on its own (a long paste, a large tool list):
             # dropping the conversation would lose it and still not fit.
@@ -139,50 +139,6 @@ class ContextBudget:
             on_event(Status(_OVER.format(tokens=tokens, budget=self.token_budget)))
         return message
 
-    def _how_many(
-        self,
-        conversation: Conversation,
-        message: Message,
-        target: ModelTarget,
-        tools: Sequence[ToolSpec],
-        over_turns: bool,
-        summarizing: bool,
-    ) -> int:
-        """The oldest exchanges to evict: down to three quarters of the limit exceeded; 0
-        when only the token budget is exceeded and the request would be over it even with no
-        history at all."""
-        exchanges = conversation.exchange_count()
-        count = 0
-        if over_turns:
-            keep = max(int(self.max_turns * _LOW_WATER) - 1, 0)
-            count = exchanges - keep
-        # Room for the summary the message will tell, so it does not push it over again.
-        reserve = self.max_summary_chars if summarizing else len(conversation.summary)
-        sizes = self._exchange_sizes(conversation, target)
-        total = self.estimate(conversation, message, target, tools) + reserve // 4
-        fixed = total - sum(sizes)  # the system prompt, the tools, the newest message
-        if fixed > self.token_budget:
-            return count
-        over_tokens = total > self.token_budget
-        # Three quarters of the budget; just the budget when the fixed part leaves no room for
-        # that (then the history goes only as far as it must).
-        goal = self.token_budget * _LOW_WATER if over_tokens else self.token_budget
-        goal = self.token_budget if fixed > goal else goal
-        total -= sum(sizes[:count])
-        while count < exchanges and total > goal:
-            total -= sizes[count]
-            count += 1
-        return min(count, exchanges)
-
-    def _exchange_sizes(self, conversation: Conversation, target: ModelTarget) -> list[int]:
-        groups: list[list[Message]] = []
-        for message in conversation.history:
-            if message.role == "user" or not groups:
-                groups.append([])
-            groups[-1].append(message)
-        key = model_key(target)
-        return [self.counter.estimate(key, group).tokens for group in groups]
-
     async def _summary(
         self,
         conversation: Conversation,
@@ -192,10 +148,10 @@ class ContextBudget:
     ) -> str | None:
         """The new rolling summary, or None (with one status line) when it cannot be had."""
         assert self.summarizer is not None
-        evicted = conversation.history[: _end_of(conversation.history, count)]
+        evicted = conversation.history[: end_of_exchanges(conversation.history, count)]
         try:
             target = self.summarizer(active)
-        except LLMError as error:
+        except ConfigError as error:
             on_event(Status(f"no summary of the dropped exchanges: {error}"))
             return None
         on_event(Status(f"context: summarising {count} oldest exchange(s) via {target.name}…"))
@@ -203,7 +159,7 @@ class ContextBudget:
         try:
             async with asyncio.timeout(timeout):
                 return await self._ask(target, conversation.summary, evicted, on_event)
-        except (LLMError, TimeoutError, ValueError) as error:
+        except (*REQUEST_FAILURES, TimeoutError, ValueError) as error:
             _log.warning("summariser %s failed: %r", target.name, error)
             reason = f"no answer within {timeout:g}s" if isinstance(error, TimeoutError) else error
             on_event(
@@ -236,17 +192,6 @@ class ContextBudget:
         if not summary:
             raise ValueError("the summariser answered with nothing")
         return summary
-
-
-def _end_of(history: Sequence[Message], count: int) -> int:
-    """The index just past the `count` oldest exchanges."""
-    seen = 0
-    for index, message in enumerate(history):
-        if message.role == "user":
-            if seen == count:
-                return index
-            seen += 1
-    return len(history)
 
 
 def _without_thinking(text: str) -> str:

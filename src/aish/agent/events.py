@@ -95,7 +95,7 @@ class UsageRecorded:
     def of(cls, target: ModelTarget, usage: Usage, category: str = "chat") -> UsageRecorded:
         """The event for a call's `Usage` as the broker reported it, priced: the provider's
         own figure, else the preset's prices, else the bundled table (see `pricing`)."""
-        from aish.agent.pricing import price_call
+        from aish.store.pricing import price_call
 
         priced = price_call(target.endpoint, target.model, target.price, usage)
         return cls(

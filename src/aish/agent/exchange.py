@@ -37,10 +37,10 @@ from aish.agent.events import (
     Status,
 )
 from aish.agent.fallback import UntilShown, fallback_status, falls_back, reset_reply
+from aish.agent.outbound import RequestFailure
 from aish.agent.streaming import stream_reply
 from aish.agent.toolbox import with_distinct_ids
 from aish.conversation.context import Conversation, tool_calls_payload
-from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 _log = logging.getLogger("aish.chat")
@@ -120,7 +120,7 @@ class Exchange:
 
     async def stream(
         self, newest: Message, reply: Reply, *, cwd: str, logged: Mapping[str, Any]
-    ) -> LLMError | None:
+    ) -> RequestFailure | None:
         """Stream the reply to `newest` into `reply` (the caller's, so a cancelled caller
         still holds the partial text) and commit both. `logged` is the user turn's payload
         for the session log (`message` is added). A failure is shown and returned; cancelling
@@ -129,7 +129,7 @@ class Exchange:
         messages = self.conversation.request(newest)
         return await self._send(messages, reply, lambda: self._commit(newest, reply, cwd))
 
-    async def follow_up(self, reply: Reply) -> LLMError | None:
+    async def follow_up(self, reply: Reply) -> RequestFailure | None:
         """Stream the model's next reply after the tool messages that end the history (every
         call of its last reply answered) into `reply`, and commit it, as `stream` does."""
         messages = self.conversation.follow_up_request()
@@ -137,7 +137,7 @@ class Exchange:
 
     async def _send(
         self, messages: list[Message], reply: Reply, commit: Callable[[], None]
-    ) -> LLMError | None:
+    ) -> RequestFailure | None:
         self._answering = self.target
         try:
             error, progress = await self._attempt(self.target, messages, reply)
@@ -169,7 +169,7 @@ class Exchange:
 
     async def _attempt(
         self, target: ModelTarget, messages: list[Message], reply: Reply
-    ) -> tuple[LLMError | None, _LoggedProgress]:
+    ) -> tuple[RequestFailure | None, _LoggedProgress]:
         """One request to `target`, streamed into `reply`."""
         progress = _LoggedProgress(self.frontend, self.log)
         waiting = asyncio.create_task(self._say_waiting(target, progress))

@@ -10,7 +10,6 @@ fallback preset, names the failure in a few words and builds the status line.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -23,8 +22,9 @@ from aish.agent.events import (
     ReplyFinished,
     ToolCallProposed,
 )
+from aish.agent.outbound import RequestFailure, SpendingStopped
+from aish.errors import ConfigError
 from aish.llm.errors import (
-    ConfigError,
     ConnectError,
     HTTPStatusError,
     LLMError,
@@ -34,7 +34,7 @@ from aish.llm.errors import (
     TimedOut,
     TruncatedStreamError,
 )
-from aish.llm.types import ModelTarget, Reply
+from aish.llm.types import ModelTarget, PresetResolver, Reply
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -84,13 +84,14 @@ class UntilShown:
 
 
 def falls_back(
-    error: LLMError, shown: bool, target: ModelTarget, fallback: ModelTarget | None
+    error: RequestFailure, shown: bool, target: ModelTarget, fallback: ModelTarget | None
 ) -> bool:
     """A request to `target` that failed with `error` is asked again on `fallback`: once,
     for a transport failure, and only when nothing of the reply was shown."""
     if fallback is None or fallback.name == target.name:
         return False
-    return error.fallback_eligible and not shown
+    # A request refused before it was sent (config, spending stop) is not a transport failure.
+    return isinstance(error, LLMError) and error.fallback_eligible and not shown
 
 
 def reset_reply(reply: Reply) -> None:
@@ -100,7 +101,7 @@ def reset_reply(reply: Reply) -> None:
         setattr(reply, spec.name, getattr(fresh, spec.name))
 
 
-def fallback_reason(error: LLMError) -> str:
+def fallback_reason(error: RequestFailure) -> str:
     """The failure in a few words, for the status line: `connection refused`, `HTTP 502`…"""
     if isinstance(error, ConnectError):
         return _CONNECT_REASONS.get(error.reason, error.reason or "cannot connect")
@@ -116,12 +117,12 @@ def fallback_reason(error: LLMError) -> str:
         return "reply cut short"
     if isinstance(error, ProtocolError):
         return "not a model server's answer"
-    if isinstance(error, ConfigError):
+    if isinstance(error, ConfigError | SpendingStopped):
         return "configuration error"
     return type(error).__name__
 
 
-def fallback_status(failed: ModelTarget, error: LLMError, fallback: ModelTarget) -> str:
+def fallback_status(failed: ModelTarget, error: RequestFailure, fallback: ModelTarget) -> str:
     """The status line (the frontend adds `[aish] `): `local <name>` only for a preset whose
     endpoint is this machine or a private network, where "local" is what the user expects."""
     where = "local " if is_private_endpoint(failed.endpoint) else ""
@@ -153,7 +154,7 @@ def is_private_endpoint(url: str) -> bool:
 
 
 def fallback_target(
-    config: AishConfig, active: ModelTarget, env: Mapping[str, str], *, enabled: bool
+    config: AishConfig, active: ModelTarget, targets: PresetResolver, *, enabled: bool
 ) -> tuple[ModelTarget | None, str | None]:
     """The preset failed requests of `active` fall back to, and a one-line problem to say once.
 
@@ -167,9 +168,7 @@ def fallback_target(
     if name not in config.models:
         known = ", ".join(config.models)
         return None, f"routing.fallback_model: no model preset '{name}' (known: {known})"
-    from aish.config.targets import resolve_target
-
     try:
-        return resolve_target(config, name, env), None
+        return targets(name), None
     except ConfigError as error:
         return None, f"routing.fallback_model: {error}"

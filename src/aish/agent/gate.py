@@ -37,9 +37,9 @@ placeholders, and run with the values (`Authorization.command_to_run`, `argument
 placeholder the session never gave out, or a mangled one, halts the action (`placeholders`).
 
 Blast radius (§ undo): for an `unknown` or `destructive` command, the gate predicts what it will
-touch in the cwd of the shell that runs it (`aish.run.blast_radius`, read-only, within a time
-budget) and puts it on the verdict (`Verdict.touches`) for the confirm or HALT prompt, with
-whether `:undo` can take it back. The prediction travels on the `Authorization`
+touch in the cwd of the shell that runs it (`aish.run.undo.blast_radius`, read-only, within a
+time budget) and puts it on the verdict (`Verdict.touches`) for the confirm or HALT prompt,
+with whether `:undo` can take it back. The prediction travels on the `Authorization`
 (`radius`): the executor snapshots exactly those targets before running it.
 """
 
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
-    from aish.run.blast_radius import BlastRadius
+    from aish.run.undo import BlastRadius
     from aish.safety.bash.live_shell import ShellFacts
     from aish.safety.rules.policy import Ruling
     from aish.safety.secrets.scrubber import SecretVault
@@ -420,7 +420,7 @@ def _ruling(action: Action, policy: Policy, shell: ShellFacts | None) -> Ruling 
 
 async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRadius:
     """What the command will touch, computed off the event loop (it reads the disk)."""
-    from aish.run.blast_radius import predict
+    from aish.run.undo import predict
 
     # git is asked only where the gate found nothing in its config that would run a program.
     git = shell is not None and shell.git_checked and not shell.git_concerns
@@ -428,7 +428,7 @@ async def _predict(command: str, cwd: str, shell: ShellFacts | None) -> BlastRad
 
 
 def _touches_lines(radius: BlastRadius, policy: Policy) -> tuple[str, ...]:
-    from aish.run.radius_text import radius_lines, undo_line
+    from aish.run.undo import radius_lines, undo_line
 
     lines = radius_lines(radius)
     if policy.undo_max_bytes is not None:

@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from aish.config.schema import AishConfig, RoutingConfig
-    from aish.llm.types import ModelTarget
+    from aish.llm.types import ModelTarget, PresetResolver
 
 __all__ = ["ModelChoice", "ModelClass", "classify_model", "classify_text", "routed_target"]
 
@@ -81,7 +79,7 @@ def classify_model(text: str, routing: RoutingConfig) -> ModelChoice:
 
 
 def routed_target(
-    config: AishConfig, text: str, active: ModelTarget, env: Mapping[str, str]
+    config: AishConfig, text: str, active: ModelTarget, targets: PresetResolver
 ) -> tuple[ModelTarget, str | None]:
     """The target auto-routing gives `text` — `active`, or the preset its class maps to —
     and the status line that says so (None: nothing to say). A preset that cannot be used (a
@@ -90,11 +88,10 @@ def routed_target(
     choice = classify_model(text, config.routing)
     if choice.preset is None or choice.preset == active.name:
         return active, None
-    from aish.config import resolve_target
-    from aish.llm.errors import ConfigError
+    from aish.errors import ConfigError
 
     try:
-        target = resolve_target(config, choice.preset, env)
+        target = targets(choice.preset)
     except ConfigError as error:
         return active, f"not routed to {choice.preset} ({error}); asking {active.name}"
     return target, f"routed to {target.name} ({choice.model_class}: {choice.reason})"

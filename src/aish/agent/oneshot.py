@@ -12,10 +12,10 @@ from typing import BinaryIO
 from aish.agent.actions import extract_commands
 from aish.agent.events import CommandProposed, Frontend, RequestFailed, Status
 from aish.agent.fallback import UntilShown, fallback_status, falls_back, reset_reply
+from aish.agent.outbound import RequestFailure
 from aish.agent.streaming import complete_lines, stream_reply
 from aish.conversation.attachments import render_piped_input
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
-from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply
 
 
@@ -23,7 +23,7 @@ from aish.llm.types import Message, ModelTarget, Reply
 class AskOutcome:
     reply: Reply = field(default_factory=Reply)
     commands: list[str] = field(default_factory=list)
-    error: LLMError | None = None
+    error: RequestFailure | None = None
 
 
 _READ_BLOCK = 64 * 1024

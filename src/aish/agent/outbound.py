@@ -22,7 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from aish.llm.errors import ConfigError
+from aish.errors import AishError, ConfigError
+from aish.llm.errors import LLMError
 from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
@@ -30,11 +31,29 @@ if TYPE_CHECKING:
 
     from aish.safety.secrets.scrubber import SecretVault
 
-__all__ = ["SESSION", "Outbound", "SpendingStopped", "chat"]
+__all__ = ["REQUEST_FAILURES", "SESSION", "Outbound", "RequestFailure", "SpendingStopped", "chat"]
 
 
-class SpendingStopped(ConfigError):
-    """The session reached `cost.stop_at_dollars`: no more calls to paid models."""
+class SpendingStopped(AishError):
+    """The session reached `cost.stop_at_dollars`: no more calls to paid models.
+
+    Neither a broker failure (`LLMError`: nothing was sent) nor a configuration error (the
+    config is fine; the session spent its allowance): callers that mean it name it."""
+
+    def __init__(self, reason: str, *, target: str | None = None) -> None:
+        super().__init__(reason)
+        self.message = reason
+        self.target = target
+
+    def __str__(self) -> str:
+        where = f"{self.target}: " if self.target else ""
+        return f"{where}{self.message}"
+
+
+# Why a model call through this door failed: the broker's error, a request that cannot be made
+# as configured, or the spending stop. The tuple is for `except`, the union for annotations.
+RequestFailure = LLMError | ConfigError | SpendingStopped
+REQUEST_FAILURES = (LLMError, ConfigError, SpendingStopped)
 
 
 @dataclass

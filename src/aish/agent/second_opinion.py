@@ -24,13 +24,13 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from aish.agent.events import AgentEvent, UsageRecorded
 from aish.agent.model_identity import same_model
-from aish.llm.types import Message, ModelTarget, Reply
+from aish.llm.types import Message, ModelTarget, PresetResolver, Reply
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -144,16 +144,19 @@ class SecondOpinion:
 
     @classmethod
     def from_config(
-        cls, config: AishConfig, env: Mapping[str, str], *, timeout_s: float = DEFAULT_TIMEOUT_S
+        cls,
+        config: AishConfig,
+        targets: PresetResolver,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> SecondOpinion:
-        """Built from `[safety]`: `llm_second_opinion`, `llm_model`."""
+        """Built from `[safety]`: `llm_second_opinion`, `llm_model`; `targets` resolves the
+        judge's preset."""
 
         def resolve(name: str) -> ModelTarget | None:
             if name not in config.models:
                 return None
-            from aish.config.targets import resolve_target
-
-            return resolve_target(config, name, env)
+            return targets(name)
 
         safety = config.safety
         return cls(
@@ -168,11 +171,11 @@ class SecondOpinion:
         is missing, disabled, or the same model as one of them."""
         if not self.enabled:
             return JudgeChoice(self.preset, why_none="safety.llm_second_opinion = false")
-        from aish.llm.errors import LLMError
+        from aish.errors import ConfigError
 
         try:
             target = self._resolve(self.preset)
-        except LLMError as error:
+        except ConfigError as error:
             return JudgeChoice(self.preset, problem=f"safety.llm_model '{self.preset}': {error}")
         if target is None:
             missing = f"no preset '{self.preset}' for safety.llm_model"
@@ -231,7 +234,7 @@ class SecondOpinion:
         target: ModelTarget,
         on_event: Callable[[AgentEvent], None] | None,
     ) -> Opinion:
-        from aish.llm.errors import LLMError
+        from aish.agent.outbound import REQUEST_FAILURES
 
         messages = [Message("system", SYSTEM_PROMPT), Message("user", command)]
         try:
@@ -241,7 +244,7 @@ class SecondOpinion:
                 "failed",
                 f"second opinion failed: no answer from {target.name} within {self.timeout_s:g}s",
             )
-        except LLMError as error:
+        except REQUEST_FAILURES as error:
             return Opinion("failed", f"second opinion failed: {error}")
         except Exception as error:  # any failure must count as YES, never crash the gate
             _log.exception("second opinion on %r failed", command)

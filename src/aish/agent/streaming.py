@@ -21,6 +21,7 @@ from aish.agent.events import (
     ToolCallProposed,
     UsageRecorded,
 )
+from aish.agent.outbound import REQUEST_FAILURES, RequestFailure
 from aish.llm.errors import LLMError
 from aish.llm.types import (
     Finish,
@@ -44,7 +45,7 @@ async def stream_reply(
     *,
     category: str = "chat",
     tools: Sequence[ToolSpec] = (),
-) -> LLMError | None:
+) -> RequestFailure | None:
     """Stream into `reply`, rendering as it goes. Cancellation marks the reply cut and
     re-raises; a request failure marks it cut and is returned. `category` labels the call's
     usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`)."""
@@ -61,7 +62,7 @@ async def stream_reply(
             reply.add(event)
             for shown in _shown(event, target, category):
                 frontend.render(shown)
-    except LLMError as error:
+    except REQUEST_FAILURES as error:
         reply.cut = True
         frontend.render(ReplyFinished("cut", cut=True))
         return error

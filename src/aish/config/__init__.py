@@ -1,12 +1,16 @@
 """Configuration: the pydantic schema, layered loading (defaults < user file < trusted project
 file < AISH_* environment < CLI flags), XDG paths and zero-config autodetection of model servers.
 
-Imports nothing from the other rooms except `llm` types it describes by name only.
+Imports no other room (`aish.errors` and `aish.endpoints` are shared leaves, not rooms): turning
+a preset into the broker's target is model choice, in `aish.session`, and probing an endpoint
+is the broker's, in `aish.llm.probe`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from aish._lazy_face import lazy_names
 
 if TYPE_CHECKING:
     from aish.config.loader import LoadedConfig, load_config
@@ -14,7 +18,6 @@ if TYPE_CHECKING:
     from aish.config.presets import ModelPreset, is_loopback_endpoint
     from aish.config.project_scope import ConfigScope
     from aish.config.schema import AishConfig
-    from aish.config.targets import resolve_target
 
 __all__ = [
     "AishConfig",
@@ -26,7 +29,6 @@ __all__ = [
     "is_loopback_endpoint",
     "load_config",
     "log_file",
-    "resolve_target",
     "state_dir",
 ]
 
@@ -39,20 +41,11 @@ _HOMES = {
     "ModelPreset": "aish.config.presets",
     "config_file": "aish.config.paths",
     "data_dir": "aish.config.paths",
-    "is_loopback_endpoint": "aish.llm.endpoints",
+    "is_loopback_endpoint": "aish.endpoints",
     "load_config": "aish.config.loader",
     "log_file": "aish.config.paths",
-    "resolve_target": "aish.config.targets",
     "state_dir": "aish.config.paths",
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.config' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

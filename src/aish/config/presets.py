@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aish.llm.endpoints import is_loopback_endpoint
-from aish.llm.types import Api
+from aish.endpoints import Api, is_loopback_endpoint
 
 __all__ = [
     "Api",

@@ -14,6 +14,7 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
+from aish.llm.adapters import WireAdapter
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
 from aish.llm.http_errors import server_error_in
 from aish.llm.types import (
@@ -304,3 +305,15 @@ def decode_message(payload: Any) -> list[StreamEvent]:
         events += decoder._on_content_block_stop({"index": index})
     decoder._stop_reason = str(payload.get("stop_reason") or "end_turn")
     return events + decoder.end()
+
+
+# This format's entry in the broker's adapter seam (`adapters._MODULES["anthropic"]`).
+ADAPTER = WireAdapter(
+    chat_url=messages_url,
+    models_url=models_url,
+    auth_headers=auth_headers,
+    request_headers=request_headers,
+    request_body=request_body,
+    stream_decoder=AnthropicStreamDecoder,
+    decode_whole=decode_message,
+)

@@ -1,10 +1,11 @@
 """The broker: one streamed request to a model, as typed events, with typed failures.
 
-It picks the protocol adapter, sends the request with a connect timeout and an idle timeout
-(httpx's read timeout applies per network read, so any byte — comment pings included — resets
-it), lets `transport` map failures to typed errors, and retries retryable failures only while
-nothing has been yielded to the caller. Cancelling the consuming task closes the HTTP stream at
-once; the caller keeps what it got.
+It looks up the target's wire adapter (`adapters.adapter_for`: no format is a special case),
+sends the request with a connect timeout and an idle timeout (httpx's read timeout applies per
+network read, so any byte — comment pings included — resets it), lets `transport` map failures
+to typed errors, and retries retryable failures only while nothing has been yielded to the
+caller. Cancelling the consuming task closes the HTTP stream at once; the caller keeps what it
+got.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import random
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
-from httpx_sse import ServerSentEvent
 
-from aish.llm import anthropic_protocol, openai_protocol
+from aish.errors import ConfigError
+from aish.llm.adapters import StreamDecoder, adapter_for
 from aish.llm.errors import HTTPStatusError, LLMError, ProtocolError
 from aish.llm.estimate import estimate_usage
 from aish.llm.http_errors import describe_body
@@ -42,43 +43,25 @@ from aish.llm.types import (
 )
 
 
-class _Decoder(Protocol):
-    text_seen: str
-    tool_chars: int
-
-    def feed(self, event: ServerSentEvent) -> list[StreamEvent]: ...
-    def end(self) -> list[StreamEvent]: ...
-
-    @property
-    def finished(self) -> bool: ...
-
-
 @dataclass(frozen=True)
 class _Wire:
     url: str
     headers: dict[str, str]
     body: dict[str, Any]
-    decoder: Callable[[], _Decoder]
+    decoder: Callable[[], StreamDecoder]
     decode_whole: Callable[[Any], list[StreamEvent]]
 
 
 def _wire(
     target: ModelTarget, messages: Sequence[Message], tools: Sequence[ToolSpec] | None
 ) -> _Wire:
-    if target.api == "anthropic":
-        return _Wire(
-            anthropic_protocol.messages_url(target),
-            anthropic_protocol.request_headers(target),
-            anthropic_protocol.request_body(target, messages, tools),
-            anthropic_protocol.AnthropicStreamDecoder,
-            anthropic_protocol.decode_message,
-        )
+    adapter = adapter_for(target.api)
     return _Wire(
-        openai_protocol.chat_url(target),
-        openai_protocol.request_headers(target),
-        openai_protocol.request_body(target, messages, tools),
-        openai_protocol.OpenAIStreamDecoder,
-        openai_protocol.decode_completion,
+        adapter.chat_url(target),
+        adapter.request_headers(target),
+        adapter.request_body(target, messages, tools),
+        adapter.stream_decoder,
+        adapter.decode_whole,
     )
 
 
@@ -96,7 +79,8 @@ async def stream_chat(
 ) -> AsyncIterator[StreamEvent]:
     """Stream one reply. Ends with `Usage` (estimated when the server sent none) and `Finish`.
 
-    Raises an `LLMError` subclass; its `partial` holds text already yielded.
+    Raises an `LLMError` subclass; its `partial` holds text already yielded. A request that
+    cannot be built as configured raises `ConfigError` at once (never retried).
     """
     wire = _wire(target, messages, tools)
     owned = client is None
@@ -110,6 +94,9 @@ async def stream_chat(
                     yielded = True
                     yield _well_formed(event)
                 return
+            except ConfigError as error:
+                error.target = error.target or target.name
+                raise
             except LLMError as error:
                 error.target = error.target or target.name
                 wait = _retry_wait(error, attempt, target)

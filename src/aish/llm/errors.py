@@ -3,12 +3,18 @@
 Policies (retry, cloud fallback, what to tell the user) ask an error what it is — `retryable`,
 `fallback_eligible` — instead of matching message strings. Every error renders as one line via
 `str()`, naming what failed and where.
+
+A request that cannot be made as configured raises `aish.errors.ConfigError`, which is not an
+`LLMError`: it is not a failure of the model server, so it is never retried and never falls
+back, and callers that mean it catch it by name.
 """
 
 from __future__ import annotations
 
+from aish.errors import AishError
 
-class LLMError(Exception):
+
+class LLMError(AishError):
     """Base of every broker failure. `partial` keeps whatever text arrived before it."""
 
     retryable: bool = False
@@ -23,10 +29,6 @@ class LLMError(Exception):
     def __str__(self) -> str:
         where = f"{self.target}: " if self.target else ""
         return f"{where}{self.message}"
-
-
-class ConfigError(LLMError):
-    """The request cannot be made as configured (unknown preset, missing API key variable)."""
 
 
 class ConnectError(LLMError):

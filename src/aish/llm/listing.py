@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from aish.llm import anthropic_protocol, openai_protocol
+from aish.llm.adapters import adapter_for
 from aish.llm.errors import ProtocolError
 from aish.llm.transport import client_for, status_error, typed_errors
 from aish.llm.types import ModelTarget
@@ -19,9 +19,9 @@ from aish.llm.types import ModelTarget
 
 async def list_models(target: ModelTarget, timeout_s: float) -> list[str]:
     """The model ids the endpoint lists. Raises an `LLMError` when it does not answer so."""
-    protocol = anthropic_protocol if target.api == "anthropic" else openai_protocol
-    url = protocol.models_url(target)
-    headers = {"Accept": "application/json", **protocol.auth_headers(target)}
+    adapter = adapter_for(target.api)
+    url = adapter.models_url(target)
+    headers = {"Accept": "application/json", **adapter.auth_headers(target)}
     with typed_errors(url, target, lambda: ""):
         async with client_for(target) as client:
             response = await client.get(url, headers=headers, timeout=httpx.Timeout(timeout_s))

@@ -15,6 +15,7 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
+from aish.llm.adapters import WireAdapter
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
 from aish.llm.http_errors import ServerError, server_error_in
 from aish.llm.types import (
@@ -313,3 +314,15 @@ def decode_completion(payload: Any) -> list[StreamEvent]:
     if decoder._finish_raw is None:
         decoder._finish_raw = "stop"
     return events + decoder.end()
+
+
+# This format's entry in the broker's adapter seam (`adapters._MODULES["openai"]`).
+ADAPTER = WireAdapter(
+    chat_url=chat_url,
+    models_url=models_url,
+    auth_headers=auth_headers,
+    request_headers=request_headers,
+    request_body=request_body,
+    stream_decoder=OpenAIStreamDecoder,
+    decode_whole=decode_completion,
+)

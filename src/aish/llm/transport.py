@@ -14,10 +14,10 @@ from contextlib import contextmanager
 
 import httpx
 
-from aish.llm.endpoints import is_loopback_endpoint
+from aish.endpoints import is_loopback_endpoint
+from aish.errors import ConfigError
 from aish.llm.errors import (
     AuthError,
-    ConfigError,
     ConnectError,
     HTTPStatusError,
     ModelNotFoundError,
@@ -59,7 +59,8 @@ def timeout_for(target: ModelTarget) -> httpx.Timeout:
 
 @contextmanager
 def typed_errors(url: str, target: ModelTarget, partial: Callable[[], str]) -> Iterator[None]:
-    """Translate whatever the transport raises inside the block into an `LLMError`.
+    """Translate whatever the transport raises inside the block into an `LLMError` (or a
+    `ConfigError` for a request that cannot be built as configured).
 
     `partial` returns the text received so far, kept on the error.
     """

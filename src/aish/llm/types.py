@@ -6,10 +6,13 @@ requests and consume replies without importing httpx (which this module must nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Api = Literal["openai", "anthropic"]
+# Re-exported: the broker's types name the API a target speaks.
+from aish.endpoints import Api as Api
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -55,6 +58,13 @@ class ModelTarget:
     # Every message to this model has its secrets replaced by placeholders first (the
     # preset's `secrets = "scrub"`, the default off this machine).
     scrub_secrets: bool = False
+
+
+PresetResolver = Callable[[str], ModelTarget]
+"""A preset name → its target, ready for the broker (its API key read at that moment); raises
+`aish.errors.ConfigError` when the preset cannot be used. Made from the loaded config by
+`aish.session.model_targets` and handed to the agent, which never reads the config's presets
+itself."""
 
 
 @dataclass(frozen=True)

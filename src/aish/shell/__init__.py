@@ -6,9 +6,10 @@ terminal while a command runs). Inside: ``integration.bash``/``integration.zsh``
 hooks), ``markers`` (pure parser of their markers), ``protocol`` (what the markers mean, no
 I/O), ``channel`` (reading and writing the PTY), ``process`` and ``launch`` (starting the
 shell), ``results`` (result and error types, user-visible notices), ``environment`` (the live
-shell's exported variables, for starting another shell like it), ``capture*`` (what the model
-sees of a command's output), ``completion_words`` (a line cut as bash cuts it for completion) and
-``completion_helper`` (a second bash that runs the user's programmable completion).
+shell's exported variables, for starting another shell like it), the sub-room ``capture/``
+(what the model sees of a command's output), ``completion_words`` (a line cut as bash cuts it
+for completion) and ``completion_helper`` (a second bash that runs the user's programmable
+completion).
 
 Knows nothing of models; imports nothing from the other rooms, and never prints.
 """

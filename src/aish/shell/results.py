@@ -10,6 +10,8 @@ import signal
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aish.errors import AishError
+
 if TYPE_CHECKING:
     from aish.shell.capture import CapturedOutput
 
@@ -116,8 +118,8 @@ def start_failed_message(kind: str, how: ShellExit | None, timeout_s: float, pri
     return text + (f"; it printed: {printed}" if printed else "")
 
 
-class ShellError(RuntimeError):
-    """Base of the session's errors."""
+class ShellError(AishError, RuntimeError):
+    """Base of the session's errors (still a `RuntimeError`, as it always was)."""
 
 
 class ShellBusyError(ShellError):

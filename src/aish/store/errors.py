@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from aish.errors import AishError
 
-class StoreError(Exception):
+
+class StoreError(AishError):
     """The store cannot be opened or used; `str()` is one line that names the file."""
 
     def __init__(self, message: str) -> None:

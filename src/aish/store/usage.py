@@ -7,7 +7,8 @@ completion and cached tokens, and whether those were aish's own estimate) and wh
 count of such calls beside the dollars of the known ones.
 
 Rows are only inserted, each in its own short transaction, so several aish processes can write
-at once. The store does not price anything; `aish.agent.pricing` does, before the row is written.
+at once. Rows are not priced here; `pricing`, beside this module, prices a call before its row
+is written.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Final
 from aish.store.database import Database
 from aish.store.errors import StoreError
 
-# Where a cost came from. Kept in step with `aish.agent.pricing.CostSource` (the store may not
-# import the agent).
+# Where a cost came from: kept in step with `pricing.COST_SOURCES` (a test checks), not imported
+# from it: pricing names `llm` types, and opening the store must load nothing but the store.
 COST_SOURCES: Final = ("provider", "config", "table", "local", "estimated", "unknown")
 
 # What totals can be grouped by, and the SQL that computes each key. `day` is the local calendar

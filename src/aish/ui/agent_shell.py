@@ -25,7 +25,7 @@ from aish.conversation.context import CommandRun
 
 if TYPE_CHECKING:
     from aish.run.sandbox import Sandbox
-    from aish.run.undo_recorder import UndoRecorder
+    from aish.run.undo import UndoRecorder
     from aish.shell.results import CommandResult
     from aish.shell.session import ShellSession
 

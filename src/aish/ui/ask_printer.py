@@ -27,6 +27,8 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.ui.render.json_lines import json_line
+from aish.ui.render.norris_frames import NorrisEvent
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
@@ -71,59 +73,69 @@ class AskPrinter:
         self._json = json_mode
         self._color = color
         self._terminal = terminal or color
-        self._show_reasoning = show_reasoning
         self._out_text = ShownText(terminal=self._terminal, raw=raw)
         self._err_text = ShownText(terminal=err_terminal, raw=raw)
         self._ends_with_newline = True
-        self._wrote_text = False
         self._reasoning_open = False
         self._commands_shown = 0
         self._err_console: Console | None = None
         self._markdown: MarkdownStream | None = None
-        # Told about every model call's usage (for the ledger); None: nobody.
-        self.on_usage: Callable[[UsageRecorded], None] | None = None
+        self._printer = ReplyPrinter(
+            self,
+            show_reasoning=show_reasoning,
+            announce_retries_from_s=_ANNOUNCED_RETRY_S,
+            retry_wait_digits=0,
+            as_json=self._render_json if json_mode else None,
+        )
 
     def render(self, event: AgentEvent) -> None:
-        if isinstance(event, UsageRecorded) and self.on_usage is not None:
-            self.on_usage(event)
-        if self._json:
-            self._render_json(event)
-        elif isinstance(event, AssistantDelta):
-            self._close_reasoning()
-            self._wrote_text = True
-            if self._color:
-                if self._markdown is None:
-                    from aish.ui.render.markdown_stream import MarkdownStream  # imports rich
+        self._printer.render(event)
 
-                    self._markdown = MarkdownStream(self._out)
-                self._markdown.feed(visible(event.text))
-                self._ends_with_newline = self._markdown.ends_with_newline
-                return
-            shown = self._out_text.piece(event.text)
-            self._out.write(shown)
-            self._out.flush()
-            if shown:
-                self._ends_with_newline = shown.endswith("\n")
-        elif isinstance(event, AssistantReasoning):
-            self._reasoning(event.text)
-        elif isinstance(event, ReplyFinished):
-            self._out_text.end()
-            self._err_text.end()
-            self.close()
-            # A reply cut at its size limit was announced by a status line of its own.
-            if event.cut and event.reason != "reply_cap" and self._wrote_text:
-                self._status("reply cut short")
-        elif isinstance(event, CommandProposed):
-            self._command(event.command)
-        elif isinstance(event, Retrying):
-            if event.wait_s >= _ANNOUNCED_RETRY_S:
-                self._status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
-        elif isinstance(event, RequestFailed):
-            self.close()
-            self._err.write(f"aish: {visible(event.message)}\n")
-            self._err.flush()
-        elif isinstance(event, Status):
-            self._status(event.text)
+    @property
+    def on_usage(self) -> Callable[[UsageRecorded], None] | None:
+        """Told about every model call's usage (for the ledger); None: nobody."""
+        return self._printer.on_usage
+
+    @on_usage.setter
+    def on_usage(self, note: Callable[[UsageRecorded], None] | None) -> None:
+        self._printer.on_usage = note
+
+    # ---- the reply printer's surface ---------------------------------------------------------
+
+    def reply_text(self, text: str) -> None:
+        self._close_reasoning()
+        if self._color:
+            if self._markdown is None:
+                from aish.ui.render.markdown_stream import MarkdownStream  # imports rich
+
+                self._markdown = MarkdownStream(self._out)
+            self._markdown.feed(visible(text))
+            self._ends_with_newline = self._markdown.ends_with_newline
+            return
+        shown = self._out_text.piece(text)
+        self._out.write(shown)
+        self._out.flush()
+        if shown:
+            self._ends_with_newline = shown.endswith("\n")
+
+    def end_reply(self) -> None:
+        self._out_text.end()
+        self._err_text.end()
+        self.close()
+
+    def proposed(self, command: str) -> None:
+        self._command(command)
+
+    def status(self, text: str) -> None:
+        self._status(text)
+
+    def failed(self, message: str) -> None:
+        self.close()
+        self._err.write(f"aish: {visible(message)}\n")
+        self._err.flush()
+
+    def frame(self, event: NorrisEvent) -> None:
+        pass  # a question runs no Norris: nothing of the kind arrives
 
     def close(self) -> None:
         """End the answer's last line and any open reasoning block."""
@@ -140,9 +152,7 @@ class AskPrinter:
             self._markdown.finish()
             self._ends_with_newline = True
 
-    def _reasoning(self, text: str) -> None:
-        if not self._show_reasoning:
-            return
+    def reasoning(self, text: str) -> None:
         self._finish_markdown()
         # Reasoning goes to stderr so a piped answer stays clean.
         self._reasoning_open = True

@@ -6,8 +6,9 @@ highlighted. Each proposed command then shows the gate's verdict (`[safe]`, `[un
 single key; edit pre-fills the line editor with the command. Ctrl-C (or Ctrl-D) at either
 question cancels: this command and the rest of the reply's proposals are not run.
 
-A Norris run's events are drawn by `render.norris_frames` (banner, step lines, framed commands, the red
-HALT banner, the summary); its HALT question is `halt_action`.
+What a reply holds is decided by the one `ReplyPrinter`; this view is its surface on the
+terminal. A Norris run's events are drawn by `render.norris_frames` (banner, step lines, framed
+commands, the red HALT banner, the summary); its HALT question is `halt_action`.
 """
 
 from __future__ import annotations
@@ -18,19 +19,18 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
 from aish.agent.events import (
     AgentEvent,
-    AssistantDelta,
-    AssistantReasoning,
-    CommandProposed,
-    ReplyFinished,
-    RequestFailed,
-    Retrying,
-    Status,
     UsageRecorded,
 )
 from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
 from aish.ui import type_ahead
 from aish.ui.render.cmd_lines import CmdLineSplitter
-from aish.ui.render.norris_frames import HALT_KEYS, HALT_QUESTION, NORRIS_EVENTS, norris_pieces
+from aish.ui.render.norris_frames import (
+    HALT_KEYS,
+    HALT_QUESTION,
+    NorrisEvent,
+    norris_pieces,
+)
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
@@ -60,64 +60,66 @@ class ChatView:
     def __init__(self, out: TextIO, *, color: bool, show_reasoning: bool = True) -> None:
         self._out = out
         self._color = color
-        self._show_reasoning = show_reasoning
         self._splitter = CmdLineSplitter()
         self._markdown_cache: MarkdownStream | None = None  # the reply rendered, in colour
         self._ends_with_newline = True
         self._reasoning_open = False
-        self._reply_text_shown = False
         # Lines that told the user something (statuses, Norris frames): a Ctrl-C is reported
         # once, by whoever stopped first (see `Repl._handle_guarded`).
         self.notices = 0
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
-        # Told about every model call's usage (the session's ledger); None: nobody.
-        self.on_usage: Callable[[UsageRecorded], None] | None = None
+        self._printer = ReplyPrinter(self, show_reasoning=show_reasoning)
 
     # ---- rendering -------------------------------------------------------------------------
 
     def render(self, event: AgentEvent) -> None:
-        if isinstance(event, AssistantDelta):
-            self._close_reasoning()
-            self._reply_text_shown = True
-            if self._color:
-                markdown = self._markdown()
-                markdown.feed(visible(event.text))
-                self._ends_with_newline = markdown.ends_with_newline
-            else:
-                for piece in self._splitter.feed(visible(event.text)):
-                    self._write(piece.text, command=piece.is_command_line)
-        elif isinstance(event, AssistantReasoning):
-            if self._show_reasoning:
-                self._reasoning_open = True
-                self._write(visible(event.text), style="dim")
-        elif isinstance(event, ReplyFinished):
-            self._finish_markdown(reply_ended=True)
-            for piece in self._splitter.flush():
+        self._printer.render(event)
+
+    @property
+    def on_usage(self) -> Callable[[UsageRecorded], None] | None:
+        """Told about every model call's usage (the session's ledger); None: nobody."""
+        return self._printer.on_usage
+
+    @on_usage.setter
+    def on_usage(self, note: Callable[[UsageRecorded], None] | None) -> None:
+        self._printer.on_usage = note
+
+    # ---- the reply printer's surface ---------------------------------------------------------
+
+    def reply_text(self, text: str) -> None:
+        self._close_reasoning()
+        if self._color:
+            markdown = self._markdown()
+            markdown.feed(visible(text))
+            self._ends_with_newline = markdown.ends_with_newline
+        else:
+            for piece in self._splitter.feed(visible(text)):
                 self._write(piece.text, command=piece.is_command_line)
-            self.end_line()
-            # A reply cut at its size limit was announced by a status line of its own.
-            if event.cut and event.reason != "reply_cap" and self._reply_text_shown:
-                self.status("reply cut short")
-            self._reply_text_shown = False
-        elif isinstance(event, CommandProposed):
-            pass  # shown highlighted as it streamed; the confirm prompt follows
-        elif isinstance(event, Retrying):
-            self.status(f"{event.reason}; retrying in {event.wait_s:.1f}s")
-        elif isinstance(event, RequestFailed):
-            self.end_line()
-            self._write(f"aish: {visible(event.message)}\n", style="red")
-        elif isinstance(event, Status):
-            self.status(event.text)
-        elif isinstance(event, UsageRecorded):
-            if self.on_usage is not None:
-                self.on_usage(event)
-        elif isinstance(event, NORRIS_EVENTS):
-            self.end_line()  # a frame or banner never starts mid-line
-            width = shutil.get_terminal_size().columns
-            self.notices += 1
-            for text, style in norris_pieces(event, width=width):
-                self._write(text, style=style)
+
+    def reasoning(self, text: str) -> None:
+        self._reasoning_open = True
+        self._write(visible(text), style="dim")
+
+    def end_reply(self) -> None:
+        self._finish_markdown(reply_ended=True)
+        for piece in self._splitter.flush():
+            self._write(piece.text, command=piece.is_command_line)
+        self.end_line()
+
+    def proposed(self, command: str) -> None:
+        pass  # shown highlighted as it streamed; the confirm prompt follows
+
+    def failed(self, message: str) -> None:
+        self.end_line()
+        self._write(f"aish: {visible(message)}\n", style="red")
+
+    def frame(self, event: NorrisEvent) -> None:
+        self.end_line()  # a frame or banner never starts mid-line
+        width = shutil.get_terminal_size().columns
+        self.notices += 1
+        for text, style in norris_pieces(event, width=width):
+            self._write(text, style=style)
 
     def status(self, text: str) -> None:
         self.notices += 1

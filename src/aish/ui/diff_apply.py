@@ -43,7 +43,7 @@ async def check_diff(
     if await _run_quiet([*_GIT, "rev-parse", "--is-inside-work-tree"], cwd, timeout) == "true":
         # The check must not run the repository's filter programs either: every driver its
         # config names is emptied (the config is listed, nothing is run to list it).
-        from aish.agent.project_summary import filter_overrides
+        from aish.quiet_git import filter_overrides
 
         names = await _run_quiet(
             [*_GIT, "config", "--list", "--name-only", "--includes", "-z"], cwd, timeout

@@ -48,14 +48,15 @@ from aish.agent.events import (
 from aish.agent.gate import HaltAnswer, Verdict
 from aish.ui.render.cmd_lines import CmdLineSplitter
 from aish.ui.render.json_lines import json_line
-from aish.ui.render.norris_frames import NORRIS_EVENTS, norris_pieces
+from aish.ui.render.norris_frames import NorrisEvent, norris_pieces
+from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import ShownText, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from aish.run.sandbox import ApplyResult, ChangeSet
-    from aish.run.snapshots import Snapshot
+    from aish.run.undo import Snapshot
 
 # The names of `--json` events: those `aish ask` also prints share its names.
 JSON_EVENTS: dict[type, str] = {
@@ -115,7 +116,6 @@ class GoalPrinter:
         self._color = color and not json_mode
         self._err_color = err_color
         self._terminal = terminal or self._color
-        self._show_reasoning = show_reasoning
         self._out_text = ShownText(terminal=self._terminal, raw=raw)
         self._err_text = ShownText(terminal=err_terminal or err_color, raw=raw)
         self._yes_safe = yes_safe
@@ -123,28 +123,36 @@ class GoalPrinter:
         self._width = width  # None: the terminal's, read for each frame
         self._splitter = CmdLineSplitter()
         self._ends_with_newline = True
-        self._reply_text_shown = False
         self._reasoning_open = False
         self._halt: Halt | None = None
         self._consoles: dict[int, Console] = {}
-        # Told about every model call's usage (the run's ledger); None: nobody.
-        self.on_usage: Callable[[UsageRecorded], None] | None = None
+        self._printer = ReplyPrinter(
+            self,
+            show_reasoning=show_reasoning,
+            announce_retries_from_s=_ANNOUNCED_RETRY_S,
+            retry_wait_digits=0,
+            as_json=self._render_json if json_mode else None,
+        )
         # The snapshots the run took before its commands (for `norris_end`'s `snapshots`).
         self.snapshots: Sequence[Snapshot] = ()
 
     # ---- the frontend ------------------------------------------------------------------------
 
     def render(self, event: AgentEvent) -> None:
-        if isinstance(event, UsageRecorded) and self.on_usage is not None:
-            self.on_usage(event)
         if isinstance(event, Halt):
             self._halt = event
-        if self._json:
-            self._render_json(event)
-        else:
-            self._render_text(event)
+        self._printer.render(event)
         if isinstance(event, NorrisEnded) and event.status == "halted":
             self._report_halt(event)
+
+    @property
+    def on_usage(self) -> Callable[[UsageRecorded], None] | None:
+        """Told about every model call's usage (the run's ledger); None: nobody."""
+        return self._printer.on_usage
+
+    @on_usage.setter
+    def on_usage(self, note: Callable[[UsageRecorded], None] | None) -> None:
+        self._printer.on_usage = note
 
     async def halt_action(self, action: str, verdict: Verdict) -> HaltAnswer:
         return "abort"  # nobody to ask: never run what needed a person
@@ -212,41 +220,34 @@ class GoalPrinter:
 
     # ---- text --------------------------------------------------------------------------------
 
-    def _render_text(self, event: AgentEvent) -> None:
-        if isinstance(event, AssistantDelta):
-            self._close_reasoning()
-            self._reply_text_shown = True
-            for piece in self._splitter.feed(self._out_text.piece(event.text)):
-                self._write(piece.text, command=piece.is_command_line)
-        elif isinstance(event, AssistantReasoning):
-            self._reasoning(event.text)
-        elif isinstance(event, ReplyFinished):
-            self._out_text.end()
-            self._err_text.end()
-            self.close()
-            # A reply cut at its size limit was announced by a status line of its own.
-            if event.cut and event.reason != "reply_cap" and self._reply_text_shown:
-                self._status("reply cut short")
-            self._reply_text_shown = False
-        elif isinstance(event, Retrying):
-            if event.wait_s >= _ANNOUNCED_RETRY_S:
-                self._status(f"{event.reason}; retrying in {event.wait_s:.0f}s")
-        elif isinstance(event, RequestFailed):
-            self.warn(event.message)
-        elif isinstance(event, Status):
-            self._status(event.text)
-        elif isinstance(event, NORRIS_EVENTS):
-            self.close()  # a frame or banner never starts mid-line
-            if isinstance(event, NorrisEnded) and event.status == "aborted" and self._terminal:
-                self._write("\n")  # after the `^C` the terminal echoed
-            width = self._width or shutil.get_terminal_size().columns
-            for text, style in norris_pieces(event, width=width):
-                self._write(text, style=style)
-        # Usage, tool calls (Norris offers no tools yet) and proposals are in the frames.
+    def reply_text(self, text: str) -> None:
+        self._close_reasoning()
+        for piece in self._splitter.feed(self._out_text.piece(text)):
+            self._write(piece.text, command=piece.is_command_line)
 
-    def _reasoning(self, text: str) -> None:
-        if not self._show_reasoning:
-            return
+    def end_reply(self) -> None:
+        self._out_text.end()
+        self._err_text.end()
+        self.close()
+
+    def proposed(self, command: str) -> None:
+        pass  # in the step's frame
+
+    def status(self, text: str) -> None:
+        self._status(text)
+
+    def failed(self, message: str) -> None:
+        self.warn(message)
+
+    def frame(self, event: NorrisEvent) -> None:
+        self.close()  # a frame or banner never starts mid-line
+        if isinstance(event, NorrisEnded) and event.status == "aborted" and self._terminal:
+            self._write("\n")  # after the `^C` the terminal echoed
+        width = self._width or shutil.get_terminal_size().columns
+        for text, style in norris_pieces(event, width=width):
+            self._write(text, style=style)
+
+    def reasoning(self, text: str) -> None:
         # Reasoning goes to stderr so a piped transcript stays the run itself.
         self._reasoning_open = True
         if self._err_color:

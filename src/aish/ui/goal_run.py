@@ -25,15 +25,14 @@ from aish.agent import gate
 from aish.agent.context_budget import ContextBudget
 from aish.agent.events import Status
 from aish.agent.fallback import fallback_target
-from aish.agent.norris import NorrisResult, NorrisRun
-from aish.agent.norris_bounds import NorrisBounds
-from aish.agent.norris_setup import norris_models
-from aish.agent.policy_scope import DirectoryPolicies
+from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_models
+from aish.agent.project import DirectoryPolicies
 from aish.agent.second_opinion import SecondOpinion
 from aish.conversation.context import Conversation
 from aish.conversation.system_prompt import render_system_prompt
 from aish.conversation.tokens import TokenCounter
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import UndoRecorder
+from aish.session import preset_resolver
 from aish.ui.agent_shell import AgentShell
 from aish.ui.goal_printer import GoalPrinter
 from aish.ui.prompt_facts import prompt_facts
@@ -78,7 +77,7 @@ def _fallback(
 ) -> ModelTarget | None:
     """`routing.cloud_fallback`'s preset for the steps; a preset that cannot be used is said."""
     target, problem = fallback_target(
-        config, executor, os.environ, enabled=config.routing.cloud_fallback
+        config, executor, preset_resolver(config, os.environ), enabled=config.routing.cloud_fallback
     )
     if problem is not None:
         printer.render(Status(problem))
@@ -100,6 +99,7 @@ async def run_goal(
     log = _SessionLog(printer)
     log.open(cwd=os.getcwd(), model=target.name)
     _keep_spending(log, config, printer)
+    targets = preset_resolver(config, os.environ)
     shell: AgentShell | None = None
     servers: McpServers | None = None
     sandbox: Sandbox | None = None
@@ -108,7 +108,11 @@ async def run_goal(
             sandbox = _sandbox(config, printer)
         servers = await _mcp_servers(config, printer)
         models = norris_models(
-            config, target, os.environ, printer.render, executor_preset=not options.model_given
+            config,
+            target,
+            targets,
+            printer.render,
+            executor_preset=not options.model_given,
         )
         shell = await AgentShell.start(
             os.getcwd(),
@@ -138,12 +142,12 @@ async def run_goal(
                 max_steps=options.max_steps,
                 commands_per_step=config.safety.max_commands_per_reply,
             ),
-            second_opinion=SecondOpinion.from_config(config, os.environ),
+            second_opinion=SecondOpinion.from_config(config, targets),
             planner=models.planner,
             tasks_max=config.norris.tasks_max,
             preplan_system=config.norris.preplan_system,
             fallback=_fallback(config, models.executor, printer),
-            budget=ContextBudget.from_config(config, os.environ, TokenCounter()),
+            budget=ContextBudget.from_config(config, targets, TokenCounter()),
             shell_facts=agent_shell.facts,
             policy_source=None
             if scope is None

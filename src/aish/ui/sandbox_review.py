@@ -20,7 +20,7 @@ from aish.ui.render.change_set import apply_lines, change_set_pieces
 
 if TYPE_CHECKING:
     from aish.run.sandbox import ApplyResult, Sandbox
-    from aish.run.undo_recorder import UndoRecorder
+    from aish.run.undo import UndoRecorder
 
 __all__ = ["SandboxReview", "parse_picks"]
 

@@ -2,7 +2,7 @@
 `cost.warn_at_dollars` threshold crossed, and the stop at `cost.stop_at_dollars`.
 
 Each `UsageRecorded` event — chat, Norris, the preplanner, the second opinion, summaries,
-descriptions — arrives here once, already priced (`agent.pricing`), and becomes one ledger row.
+descriptions — arrives here once, already priced (`store.pricing`), and becomes one ledger row.
 Only known costs count toward the thresholds; a call nothing could price is recorded as
 unknown, never as $0. Once the stop is reached, calls to models off this machine are refused
 (`refuse`, consulted by `agent.outbound` before every call) until `:cost limit <usd>` raises it.
@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aish.llm.endpoints import is_loopback_endpoint
+from aish.endpoints import is_loopback_endpoint
 
 if TYPE_CHECKING:
     from aish.agent.events import UsageRecorded

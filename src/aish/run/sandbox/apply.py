@@ -23,8 +23,7 @@ from aish.run.sandbox.changes import Change, ChangeSet, conflict
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from aish.run.snapshots import Snapshot
-    from aish.run.undo_recorder import UndoRecorder
+    from aish.run.undo import Snapshot, UndoRecorder
 
 __all__ = ["ApplyResult", "apply_changes"]
 

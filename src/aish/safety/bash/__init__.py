@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.safety.bash.command_walk import Arg, Invocation, Redirect, walk_bash
     from aish.safety.bash.continuation import Unfinished, unfinished
@@ -46,13 +48,4 @@ _HOMES = {
     "walk_bash": "aish.safety.bash.command_walk",
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.safety.bash' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.safety.egress.checks import Destination, egress_destinations, egress_verdict
 
@@ -24,13 +26,4 @@ _HOMES = {
     "egress_verdict": "aish.safety.egress.checks",
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.safety.egress' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.safety.rules.destructive import DESTRUCTIVE_RULES
     from aish.safety.rules.listing import describe_rules
@@ -40,13 +42,4 @@ _HOMES = {
     "describe_rules": "aish.safety.rules.listing",
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.safety.rules' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

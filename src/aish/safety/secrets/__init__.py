@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aish._lazy_face import lazy_names
+
 if TYPE_CHECKING:
     from aish.safety.secrets.finder import find_secrets
     from aish.safety.secrets.reads import reads_secret
@@ -30,13 +32,4 @@ _HOMES = {
     "reads_secret": "aish.safety.secrets.reads",
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'aish.safety.secrets' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -59,16 +59,6 @@ NorrisEvent = (
     | Halt
     | NorrisEnded
 )
-NORRIS_EVENTS = (
-    NorrisStarted,
-    NorrisStep,
-    CommandStarted,
-    CommandFinished,
-    ToolCallStarted,
-    ToolCallFinished,
-    Halt,
-    NorrisEnded,
-)
 
 HALT_QUESTION = "[p]roceed / [s]kip / [a]bort "
 HALT_KEYS: dict[str, HaltAnswer] = {"p": "proceed", "s": "skip", "a": "abort"}

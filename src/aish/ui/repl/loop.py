@@ -20,15 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
 from aish.agent.chat import ChatTurn
-from aish.agent.routing import KnownCommands, route_line
-from aish.agent.routing_paths import paths_under
+from aish.agent.routing import KnownCommands, paths_under, route_line
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.session_approvals import SessionApprovals
 from aish.agent.shell_facts import ShellFactsSource
 from aish.config.project_scope import ProjectState
 from aish.conversation.context import CommandRun, Conversation, run_payload
 from aish.conversation.system_prompt import render_system_prompt
-from aish.run.undo_recorder import UndoRecorder
+from aish.run.undo import UndoRecorder
 from aish.ui.chat_view import ChatView
 from aish.ui.prompt_facts import prompt_facts
 from aish.ui.render.visible_text import visible
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
     from aish.config import ConfigScope, LoadedConfig
     from aish.mcp import McpTool, ServerStatus
     from aish.run.sandbox import Sandbox
-    from aish.run.snapshots import SnapshotStore
+    from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.shell.session import ShellSession
@@ -95,7 +94,11 @@ class Repl:
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
         # Lives as long as the session: its answers are cached for the session.
-        self._second_opinion = SecondOpinion.from_config(loaded.config, os.environ)
+        from aish.session import preset_resolver
+
+        self._second_opinion = SecondOpinion.from_config(
+            loaded.config, preset_resolver(loaded.config, os.environ)
+        )
         # What the gate judges chat commands against: the user's shell as it is at that moment.
         self._user_shell_facts = ShellFactsSource(self._user_shell_state)
         self._view = ChatView(sys.stdout, color=_color(), show_reasoning=_reasoning(loaded))
@@ -246,8 +249,8 @@ class Repl:
     # ---- asking ------------------------------------------------------------------------------
 
     async def _ask(self, question: str) -> None:
-        from aish.config import resolve_target
-        from aish.llm.errors import ConfigError
+        from aish.errors import ConfigError
+        from aish.session import resolve_target
 
         self._mcp.at_turn_boundary()
         try:
@@ -284,11 +287,9 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        from aish.agent.norris import NorrisRun
-        from aish.agent.norris_bounds import NorrisBounds
-        from aish.agent.norris_setup import norris_models
-        from aish.config import resolve_target
-        from aish.llm.errors import ConfigError
+        from aish.agent.norris import NorrisBounds, NorrisRun, norris_models
+        from aish.errors import ConfigError
+        from aish.session import preset_resolver, resolve_target
         from aish.ui.agent_shell import AgentShell
 
         config = self._loaded.config
@@ -299,7 +300,9 @@ class Repl:
             self._log("status", {"text": str(error)})
             self._view.status(str(error))
             return
-        models = norris_models(config, active, os.environ, self._view.render)
+        models = norris_models(
+            config, active, preset_resolver(config, os.environ), self._view.render
+        )
         sandboxing, sandbox = await self._norris_sandbox()
         if not sandboxing:
             return
@@ -454,7 +457,7 @@ class Repl:
         """The gate's policy per action, from the config of the directory `cwd()` names."""
         if self._scope is None:
             return None
-        from aish.agent.policy_scope import DirectoryPolicies
+        from aish.agent.project import DirectoryPolicies
 
         policies = DirectoryPolicies(self._scope, mode, cwd)
         return lambda action: self._approving(policies(action))
@@ -654,8 +657,8 @@ class Repl:
         return self._prompt
 
     def _needs_another_line(self, text: str) -> Unfinished | None:
-        """Enter continues unfinished shell syntax (see `routing_continuation`)."""
-        from aish.agent.routing_continuation import needs_another_line
+        """Enter continues unfinished shell syntax (see `aish.agent.routing.continuation`)."""
+        from aish.agent.routing import needs_another_line
 
         known = self._known_with_shell() if self._known else KnownCommands(frozenset())
         return needs_another_line(text, known)
@@ -756,7 +759,7 @@ class Repl:
     async def attach_project_context(self) -> str:
         """The project summary, told with the next question (and logged, so a resumed
         session still has it pending)."""
-        from aish.agent.project_summary import SummaryLimits, project_summary
+        from aish.agent.project import SummaryLimits, project_summary
 
         context = self._loaded.config.context
         limits = SummaryLimits(
@@ -795,7 +798,11 @@ class Repl:
         self._loaded = loaded
         self._policy = self._approving(gate.Policy.from_config(config, "interactive"))
         self._norris_policy = self._approving(gate.Policy.from_config(config, "norris"))
-        self._second_opinion = SecondOpinion.from_config(config, os.environ)
+        from aish.session import preset_resolver
+
+        self._second_opinion = SecondOpinion.from_config(
+            config, preset_resolver(config, os.environ)
+        )
         # What `:route`, `:fallback` and `:cost limit` set this session, and the token
         # counter's calibration, stay; what comes from the config follows it.
         self._models.use_config(config)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from aish.agent.toolbox import ToolBox
     from aish.config.schema import AishConfig, RouteClass
     from aish.conversation.tokens import TokenCounter
-    from aish.llm.types import ModelTarget
+    from aish.llm.types import ModelTarget, PresetResolver
 
 __all__ = ["ReplModels"]
 
@@ -67,7 +67,7 @@ class ReplModels:
             return active
         from aish.agent.model_class import routed_target
 
-        target, said = routed_target(self._config, question, active, os.environ)
+        target, said = routed_target(self._config, question, active, self._targets())
         if said is not None:
             self._say(said)
         return target
@@ -77,7 +77,7 @@ class ReplModels:
         from aish.agent.fallback import fallback_target
 
         target, problem = fallback_target(
-            self._config, active, os.environ, enabled=self.fallback_on
+            self._config, active, self._targets(), enabled=self.fallback_on
         )
         if problem is not None and problem not in self._problems_said:
             self._problems_said.add(problem)  # said once per session, not every turn
@@ -87,7 +87,12 @@ class ReplModels:
     def budget(self) -> ContextBudget:
         from aish.agent.context_budget import ContextBudget
 
-        return ContextBudget.from_config(self._config, os.environ, self.counter)
+        return ContextBudget.from_config(self._config, self._targets(), self.counter)
+
+    def _targets(self) -> PresetResolver:
+        from aish.session import preset_resolver
+
+        return preset_resolver(self._config, os.environ)
 
     # ---- meta commands -----------------------------------------------------------------------
 
@@ -132,10 +137,10 @@ class ReplModels:
         """`:tokens`: the next request's size (the question not yet typed) against the budget,
         with the tools the request would offer."""
         from aish.agent.toolbox import offered
-        from aish.config import resolve_target
         from aish.conversation.tokens import TokenCount, format_token_report, model_key
-        from aish.llm.endpoints import is_loopback_endpoint
-        from aish.llm.errors import ConfigError
+        from aish.endpoints import is_loopback_endpoint
+        from aish.errors import ConfigError
+        from aish.session import resolve_target
 
         try:
             target = resolve_target(self._config, model, os.environ)

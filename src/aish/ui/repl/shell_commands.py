@@ -29,7 +29,7 @@ from aish.ui.render.line_start import TAIL_BYTES, at_line_start
 
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
-    from aish.run.undo_recorder import UndoRecorder
+    from aish.run.undo import UndoRecorder
     from aish.shell.session import ShellSession
     from aish.ui.chat_view import ChatView
 

@@ -78,7 +78,7 @@ async def remember(repl: ReplContext, args: str) -> None:
 
 
 async def memory(repl: ReplContext, args: str) -> None:
-    from aish.llm.errors import LLMError
+    from aish.agent.outbound import REQUEST_FAILURES
     from aish.store import StoreError
 
     if not isinstance(repl, KeepsMemory):
@@ -88,7 +88,7 @@ async def memory(repl: ReplContext, args: str) -> None:
     rest = rest.strip()
     try:
         await _memory(repl, repl, verb, rest)
-    except (StoreError, LLMError, ValueError) as error:
+    except (StoreError, *REQUEST_FAILURES, ValueError) as error:
         repl.say(f"memory: {error}")
 
 

@@ -1,7 +1,7 @@
 """`:undo`, `:undo list`, `:undo N`: putting back what an approved command changed.
 
 Before an `unknown` or `destructive` command the user (or Norris) approved, aish snapshotted
-the paths the gate predicted it would touch (`aish.run.snapshots`). `:undo` restores the newest
+the paths the gate predicted it would touch (`aish.run.undo`). `:undo` restores the newest
 snapshot not restored yet, `:undo N` snapshot N. When the files changed after the command
 finished, restoring would throw those changes away: `:undo` lists them and asks first.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
-    from aish.run.snapshots import Snapshot, SnapshotStore
+    from aish.run.undo import Snapshot, SnapshotStore
     from aish.ui.repl.meta.context import ReplContext
 
 UNDO_USAGE = "usage: :undo, :undo list, or :undo <number>"
@@ -65,7 +65,7 @@ async def undo(repl: ReplContext, args: str) -> None:
 async def _restore(
     repl: ReplContext, asker: Undoes, store: SnapshotStore, snapshot: Snapshot
 ) -> None:
-    from aish.run.snapshots import ChangedSince
+    from aish.run.undo import ChangedSince
 
     say = repl.say
     force = False
@@ -88,7 +88,7 @@ async def _restore(
 
 def list_lines(snapshots: list[Snapshot], cwd: str, now: float | None = None) -> list[str]:
     """`  3  5m ago  48.8 KB  rm -r build` per snapshot, newest first; restored ones say so."""
-    from aish.run.radius_text import human_bytes
+    from aish.run.undo import human_bytes
     from aish.ui.repl.meta.memory import age
 
     lines = []

@@ -1,0 +1,613 @@
+"""Norris: the model pursues a goal on its own, one step at a time, inside hard bounds.
+
+One step is one streamed round trip (an `Exchange` on the user's conversation, so `:history`
+shows the run and every exit keeps the context), then the actions the reply proposed — at most
+`bounds.commands_per_step` of its `CMD:` lines (the model is told the rest were not run) and
+`max_tool_calls` tool calls, so a run of N steps runs a bounded number of actions — in order,
+each through the gate in Norris mode (or headless mode for `aish goal`): `safe` runs unattended,
+`unknown` asks the second opinion, `destructive` and a YES halt for the user's proceed / skip /
+abort. The second opinion is never a model that proposed the step — the executor, the
+preplanner, or a fallback that answered it; with no other judge, `unknown` halts. The run says
+at its start which judge it has. What ran — output, exit status, cwd — goes into the next step's
+message; so does a skip ("[aish] action skipped by user: …"). Commands run in the agent's own
+shell (`AgentShell`). A reply's tool calls are actions too, after its commands: the same gate,
+the same skip, repeat and failure rules (a tool's error is a failure), but each is answered by a
+tool message right after the reply, whether it ran, was skipped or never got its turn.
+
+With a preplanner the run first asks it for tasks (`preplan`); each step then names the current
+one, and the run moves to the next task after a step whose actions all succeeded, or one the
+user skipped; a failed step stays on its task.
+
+A run ends as `done` (GOAL: complete, once that reply's actions all ran and succeeded — if one
+failed or was skipped the model sees that first), `blocked` (GOAL: blocked), `stalled` (no action
+and no GOAL line), `aborted` (the user), `stuck` (an action proposed again after it was skipped,
+or after it failed with nothing changed since), `tasks_complete` (every task done),
+`budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted` (headless:
+an action needed a person) or `failed` (the model could not be reached). After a failed command
+or a skip the rest of that reply is not run: the model re-plans from the result.
+
+Time spent waiting for the user at a HALT does not count against the wall clock, and a command
+the user approved gets the whole per-command timeout: the bound is for the agent, not the person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from aish.agent import gate
+from aish.agent.actions import GoalLine, capped, extract_commands, extract_goal
+from aish.agent.events import (
+    AgentEvent,
+    CommandFinished,
+    CommandStarted,
+    Frontend,
+    Halt,
+    NorrisEnded,
+    NorrisStarted,
+    NorrisStatus,
+    NorrisStep,
+    Status,
+    UsageRecorded,
+)
+from aish.agent.exchange import Exchange, TurnLog
+from aish.agent.norris.actions import Proposal, tool_call_proposals
+from aish.agent.norris.bounds import NorrisBounds
+from aish.agent.norris.prompt import INSTRUCTIONS, StepFacts, step_message
+from aish.agent.streaming import complete_lines
+from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
+from aish.conversation.context import CommandRun, Conversation, run_payload
+from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
+
+if TYPE_CHECKING:
+    from aish.agent.context_budget import ContextBudget
+    from aish.agent.second_opinion import Opinion, SecondOpinion
+    from aish.agent.shell_facts import FactsSource
+    from aish.safety.verdict import Verdict
+
+__all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
+
+_log = logging.getLogger("aish.norris")
+
+CommandRunner = Callable[[gate.Authorization, float], Awaitable[CommandRun]]
+"""Runs what the gate authorized (redeeming it) with a timeout: `AgentShell.run`."""
+
+
+class NorrisFrontend(Frontend, gate.HaltPrompt, Protocol):
+    """Shows the run and answers its HALTs."""
+
+
+@dataclass(frozen=True)
+class NorrisResult:
+    status: NorrisStatus
+    reason: str
+    steps: int
+    elapsed_s: float
+    tokens: int
+    cost_usd: float | None
+    cwd: str
+    pending_action: str | None = None
+
+
+# How a step's actions went: all ran and succeeded, the user skipped one, or one failed.
+_Outcome = Literal["ok", "skipped", "failed"]
+
+# The answer of a tool call whose step ended before its turn came (the run ended, or the model
+# said the goal is blocked).
+_STEP_ENDED = "[aish] not run: the step ended before this call ran"
+
+
+class _End(Exception):
+    """Ends the run from anywhere in a step."""
+
+    def __init__(self, status: NorrisStatus, reason: str, pending: str | None = None) -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.pending = status, reason, pending
+
+
+@dataclass
+class _Spending:
+    """Tokens and cost of every model call the run made (the usage events pass through)."""
+
+    frontend: Frontend
+    tokens: int = 0
+    cost_usd: float | None = None
+
+    def render(self, event: AgentEvent) -> None:
+        if isinstance(event, UsageRecorded):
+            self.tokens += event.prompt_tokens + event.completion_tokens
+            if event.cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + event.cost_usd
+        self.frontend.render(event)
+
+
+@dataclass
+class _HaltAtStep:
+    """The frontend's HALT question, preceded by the banner naming the step; says how long
+    the user took (that time is theirs, not the run's)."""
+
+    frontend: NorrisFrontend
+    step: int
+    max_steps: int
+    waited: Callable[[float], None]
+
+    async def halt_action(self, action: str, verdict: Verdict) -> gate.HaltAnswer:
+        self.frontend.render(
+            Halt(
+                self.step,
+                self.max_steps,
+                action,
+                verdict.level,
+                tuple(verdict.reasons),
+                verdict.touches,
+            )
+        )
+        asked = time.monotonic()
+        try:
+            return await self.frontend.halt_action(action, verdict)
+        finally:
+            self.waited(time.monotonic() - asked)
+
+
+@dataclass
+class NorrisRun:
+    """One goal, run to its end. `run()` returns how it ended; cancelling it (Ctrl-C) stops
+    the running command, reports `aborted`, and re-raises."""
+
+    goal: str
+    conversation: Conversation
+    target: ModelTarget  # the executor
+    frontend: NorrisFrontend
+    run_authorized: CommandRunner
+    cwd: Callable[[], str]  # the agent shell's cwd
+    log: TurnLog
+    policy: gate.Policy
+    bounds: NorrisBounds = field(default_factory=NorrisBounds)
+    second_opinion: SecondOpinion | None = None
+    # Asked for tasks when the run starts (norris.preplanner); None: a single-model run.
+    planner: ModelTarget | None = None
+    tasks_max: int = 16
+    preplan_system: str | None = None
+    # Tasks planned already (then the planner is not asked) and who planned them.
+    tasks: tuple[str, ...] = ()
+    planned_by: str | None = None
+    # The MCP tools and their executor; without both no tools are offered.
+    tools: ToolBox[Any] | None = None
+    run_tool: ToolExecutor | None = None
+    # Tool calls run from one reply at most; the rest are answered with the limit.
+    max_tool_calls: int = 8
+    # A step's request is asked once more here when the executor fails before showing
+    # anything (routing.cloud_fallback); the next step asks the executor again.
+    fallback: ModelTarget | None = None
+    # Evicts the oldest exchanges (never summarised here) when a step's request would be over
+    # budget; None: never.
+    budget: ContextBudget | None = None
+    # The live state of the agent's shell, which runs the steps (see gate.assess).
+    shell_facts: FactsSource | None = None
+    # When given, asked for each action instead of `policy`: the config of the directory the
+    # agent's shell is in at that step (the run may `cd` into another project).
+    policy_source: gate.PolicySource | None = None
+
+    def __post_init__(self) -> None:
+        models = (self.target, self.planner, self.fallback)
+        # What its commands print reaches a scrubbed model: the gate keeps secrets home.
+        self._scrubbed = any(model is not None and model.scrub_secrets for model in models)
+        if self._scrubbed:
+            self.policy = dataclasses.replace(self.policy, scrubbed=True)
+        self._spending = _Spending(self.frontend)
+        self._answers: ToolRound | None = None
+        if self.run_tool is not None:
+            self._answers = ToolRound(self.conversation, self._spending, self.log, self.run_tool)
+        self._started = 0.0
+        self._waiting_s = 0.0  # at HALT prompts
+        self._step = 0
+        self._task = 0  # index into the plan's tasks
+        self._skips_in_a_row = 0
+        # Proposing one of these again means the run is stuck: actions the user skipped, and
+        # actions that failed (until something that may change things ran successfully).
+        self._dead_ends: set[str] = set()
+        self._failed: set[str] = set()
+        self._exchange: Exchange | None = None  # this step's: who answered it
+
+    async def run(self) -> NorrisResult:
+        self._started = time.monotonic()
+        try:
+            await self._plan()
+            tasks = self.tasks
+            judge = self._judge_line()
+            self.frontend.render(
+                NorrisStarted(
+                    self.goal,
+                    self.bounds.describe(),
+                    self.target.name,
+                    tasks,
+                    self.planned_by,
+                    judge,
+                )
+            )
+            self.log(
+                "norris_start",
+                {"goal": self.goal, "model": self.target.name, "tasks": tasks, "judge": judge},
+            )
+            status, reason, pending = await self._steps()
+        except asyncio.CancelledError:
+            self._finish("aborted", "interrupted (Ctrl-C)", None)
+            raise
+        return self._finish(status, reason, pending)
+
+    async def _plan(self) -> None:
+        if self.planner is None or self.tasks:
+            return
+        from aish.agent.norris.preplanner import preplan
+
+        try:
+            async with asyncio.timeout(_finite(self._remaining_s())):
+                plan = await preplan(
+                    self.goal,
+                    self.planner,
+                    tasks_max=self.tasks_max,
+                    system=self.preplan_system,
+                    on_event=self._spending.render,
+                )
+        except TimeoutError:
+            limit = self.bounds.wall_clock
+            self.frontend.render(Status(f"preplan failed: no plan within {limit}"))
+            return
+        self.frontend.render(Status(plan.status))
+        self.tasks = plan.tasks
+        self.planned_by = plan.preset if plan.tasks else None
+
+    async def _steps(self) -> tuple[NorrisStatus, str, str | None]:
+        try:
+            while True:
+                self._check_bounds()
+                goal, outcome = await self._one_step()
+                if goal is not None and goal.state == "blocked":
+                    return "blocked", goal.detail or "the model gave no reason", None
+                if goal is not None and outcome == "ok":
+                    return "done", goal.detail or "the model says the goal is complete", None
+                if self.tasks and outcome != "failed":
+                    self._task += 1
+        except _End as end:
+            return end.status, end.reason, end.pending
+
+    def _check_bounds(self) -> None:
+        bounds = self.bounds
+        if self.tasks and self._task >= len(self.tasks):
+            raise _End("tasks_complete", f"all {len(self.tasks)} planned tasks done")
+        if self._step >= bounds.max_steps:
+            raise _End("budget_exhausted", f"step limit reached ({bounds.max_steps} steps)")
+        if self._remaining_s() <= 0:
+            raise _End("budget_exhausted", f"wall-clock limit reached ({bounds.wall_clock})")
+        if bounds.token_cap is not None and self._spending.tokens >= bounds.token_cap:
+            raise _End("budget_exhausted", f"token cap reached ({bounds.token_cap:,} tokens)")
+        cost = self._spending.cost_usd
+        if bounds.cost_cap_usd is not None and cost is not None and cost >= bounds.cost_cap_usd:
+            raise _End("budget_exhausted", f"cost cap reached (${bounds.cost_cap_usd:g})")
+
+    def _remaining_s(self) -> float:
+        if self.bounds.wall_clock_s is None:
+            return float("inf")
+        used = time.monotonic() - self._started - self._waiting_s
+        return self.bounds.wall_clock_s - used
+
+    def _waited(self, seconds: float) -> None:
+        self._waiting_s += seconds
+
+    # ---- one step ----------------------------------------------------------------------------
+
+    async def _one_step(self) -> tuple[GoalLine | None, _Outcome]:
+        self._step += 1
+        facts = self._facts()
+        self.frontend.render(
+            NorrisStep(facts.step, facts.max_steps, facts.task, facts.task_index, facts.task_count)
+        )
+        cwd = self.cwd()
+        specs = offered(self.target, self.tools) if self._answers is not None else ()
+        text, newest = await self._step_message(facts, cwd, specs)
+        exchange = Exchange(
+            self.conversation,
+            self.target,
+            self._spending,
+            self.log,
+            "norris",
+            tools=specs,
+            fallback=self.fallback,
+            counter=self.budget.counter if self.budget is not None else None,
+        )
+        self._exchange = exchange
+        reply = Reply()
+        try:
+            async with asyncio.timeout(_finite(self._remaining_s())):
+                error = await exchange.stream(
+                    newest, reply, cwd=cwd, logged={"text": text, "norris_step": self._step}
+                )
+        except TimeoutError:
+            raise _End(
+                "budget_exhausted",
+                f"wall-clock limit reached ({self.bounds.wall_clock}) while the model answered",
+            ) from None
+        if error is not None:
+            raise _End("failed", str(error))
+        said = complete_lines(reply)
+        goal = extract_goal(said)
+        try:
+            if goal is not None and goal.state == "blocked":
+                return goal, "ok"  # nothing more is run for a model that says it cannot go on
+            commands, dropped = capped(extract_commands(said), self.bounds.commands_per_step)
+            if dropped is not None:
+                self.frontend.render(Status(dropped))
+                self._note(dropped)
+            if not commands and goal is None and not reply.tool_calls:
+                raise _End("stalled", "the reply proposed no action and no GOAL line")
+            proposals = [Proposal.command(command) for command in commands]
+            proposals += self._tool_proposals()
+            return goal, await self._dispatch(proposals)
+        finally:
+            # However the step ended, every call of the reply has its answer.
+            if self._answers is not None:
+                self._answers.answer_rest(_STEP_ENDED)
+
+    def _tool_proposals(self) -> list[Proposal]:
+        calls = self.conversation.unanswered_tool_calls()
+        if not calls or self.tools is None:
+            return []  # no tools offered to this run, or the reply made no call
+        proposals = tool_call_proposals(calls, self.tools, self.max_tool_calls)
+        over = sum(p.over_limit for p in proposals)
+        if over:
+            self.frontend.render(
+                Status(
+                    f"tool-call limit reached ({self.max_tool_calls} calls in one step, "
+                    f"mcp.max_tool_calls): {over} more not run"
+                )
+            )
+        return proposals
+
+    async def _step_message(
+        self, facts: StepFacts, cwd: str, specs: Sequence[ToolSpec]
+    ) -> tuple[str, Message]:
+        """The step's text and user message, once the conversation has room for it. The
+        full instructions go again when an eviction took the message that had them."""
+        said: list[str] = []
+
+        def build() -> Message:
+            told = any(INSTRUCTIONS in m.content for m in self.conversation.history)
+            said[:] = [step_message(replace(facts, instructions=not told))]
+            return self.conversation.user_message(said[0], cwd=cwd, background=False)
+
+        if self.budget is None:
+            newest = build()
+        else:
+            newest = await self.budget.make_room(
+                self.conversation,
+                build,
+                self.target,
+                tools=specs,
+                on_event=self._spending.render,
+                log=self.log,
+                summarize=False,
+            )
+        return said[0], newest
+
+    def _facts(self) -> StepFacts:
+        tasks = self.tasks
+        if not tasks:
+            return StepFacts(self.goal, self._step, self.bounds.max_steps)
+        index = self._task
+        return StepFacts(
+            self.goal, self._step, self.bounds.max_steps, tasks[index], index + 1, len(tasks)
+        )
+
+    async def _dispatch(self, proposals: list[Proposal]) -> _Outcome:
+        for index, proposal in enumerate(proposals):
+            text, key = proposal.text, proposal.key
+            if proposal.over_limit:  # answered in its turn: the answers follow the calls' order
+                self._tell(proposal, proposal.error)
+                continue
+            if key in self._dead_ends or key in self._failed:
+                raise _End("stuck", f"proposed again after it failed or was skipped: {text}")
+            rest = proposals[index + 1 :]
+            if proposal.action is None:  # a tool call that cannot be made: the model's error
+                self._tell(proposal, proposal.error, is_error=True)
+                self.frontend.render(Status(f"not run: {text} ({proposal.error})"))
+                self._failed.add(key)
+                self._not_run(rest, "after the failure above")
+                return "failed"
+            authorization = await self._authorize(proposal.action)
+            outcome = authorization.outcome
+            if outcome == "abort":
+                raise _End("aborted", "aborted at the HALT prompt")
+            if outcome == "refused":
+                reasons = "; ".join(authorization.verdict.reasons)
+                self.frontend.render(
+                    Halt(
+                        self._step,
+                        self.bounds.max_steps,
+                        text,
+                        authorization.verdict.level,
+                        tuple(authorization.verdict.reasons),
+                    )
+                )
+                raise _End(
+                    "halted",
+                    f"[{authorization.verdict.level}] {reasons}".rstrip(),
+                    pending=text,
+                )
+            if outcome == "denied":  # the user's policy: the model is told, nobody asked
+                said = denied_line(text, authorization.verdict.reasons)
+                self.frontend.render(Status(said))
+                self._dead_ends.add(key)
+                self._tell(proposal, f"[aish] {said}")
+                self._not_run(rest, "after the denied action")
+                return "skipped"
+            if not authorization.run:  # skipped
+                self.frontend.render(Status(f"skipped: {text}"))
+                self._dead_ends.add(key)
+                self._tell(proposal, f"[aish] action skipped by user: {text}")
+                self._not_run(rest, "after the skipped action")
+                self._skips_in_a_row += 1
+                if self._skips_in_a_row >= self.bounds.skips_allowed:
+                    raise _End(
+                        "budget_exhausted",
+                        f"{self._skips_in_a_row} actions skipped in a row (norris.skip_budget)",
+                    )
+                return "skipped"
+            self._skips_in_a_row = 0
+            if proposal.prepared is not None:
+                assert self._answers is not None
+                failed = (
+                    await self._answers.run_authorized(proposal.prepared, authorization)
+                ).is_error
+            else:
+                failed = (await self._run(authorization)).exit_status != 0
+            if failed:
+                self._failed.add(key)
+                self._not_run(rest, "after the failure above")
+                return "failed"
+            if authorization.verdict.level != "safe":
+                # It may have changed something: trying a failed action again is no loop now.
+                self._failed.clear()
+        return "ok"
+
+    def _policy_for(self, action: gate.Action) -> gate.Policy:
+        if self.policy_source is None:
+            return self.policy
+        # The directory's config decides the rules; what this run is stays the run's: the
+        # model its output reaches (scrubbed) and the sandbox its shell was started in.
+        run = self.policy
+        return dataclasses.replace(
+            self.policy_source(action),
+            scrubbed=run.scrubbed,
+            sandboxed=run.sandboxed,
+            sandbox_destructive=run.sandbox_destructive,
+            sandbox_network=run.sandbox_network,
+        )
+
+    async def _authorize(self, action: gate.Action) -> gate.Authorization:
+        authorization = await gate.authorize(
+            action,
+            self._policy_for(action),
+            judge=self._judge if self.second_opinion is not None else None,
+            halt=_HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited),
+            facts=self.shell_facts,
+        )
+        self.log("decision", {**gate.decision_payload(authorization), "norris_step": self._step})
+        return authorization
+
+    async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
+        assert self.second_opinion is not None
+        return await self.second_opinion.judge(
+            text, verdict, proposers=self._proposers(), on_event=self._spending.render
+        )
+
+    def _proposers(self) -> tuple[ModelTarget, ...]:
+        """The models a step's actions come from: the executor, the preplanner whose tasks
+        it follows, and whoever answered the step (a fallback, when the executor failed)."""
+        proposers = [self.target]
+        if self.planner is not None:
+            proposers.append(self.planner)
+        if self._exchange is not None:
+            proposers += self._exchange.answered_by
+        return tuple(proposers)
+
+    def _judge_line(self) -> str:
+        """The run's judge, said once at its start."""
+        if self.policy.sandboxed:
+            destructive = "run too" if self.policy.sandbox_destructive == "run" else "halt"
+            return f"in the sandbox unknown steps run unasked; destructive ones {destructive}"
+        if self.second_opinion is None:
+            return "no independent second opinion: unknown steps halt — none in this run"
+        return self.second_opinion.choose(self._proposers()).announcement
+
+    async def _run(self, authorization: gate.Authorization) -> CommandRun:
+        self.frontend.render(CommandStarted(authorization.command, authorization.verdict.level))
+        timeout = self.bounds.command_timeout_s
+        if authorization.outcome == "auto":
+            # Unattended commands also stop at the wall clock; one the user approved runs
+            # its course (cutting a deletion short would be worse than letting it finish).
+            timeout = min(timeout, max(self._remaining_s(), 0.1))
+        run = await self.run_authorized(authorization, timeout)
+        self.frontend.render(
+            CommandFinished(
+                run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
+            )
+        )
+        self.conversation.note_command(run)
+        # `shell: agent`: it ran in the agent's shell, so resuming the session must not take
+        # its cwd for the user's shell.
+        self.log("command", {**run_payload(run), "norris_step": self._step, "shell": "agent"})
+        return run
+
+    def _note(self, text: str) -> None:
+        self.conversation.note(text)
+        self.log("note", {"text": text})
+
+    def _tell(self, proposal: Proposal, text: str, *, is_error: bool = False) -> None:
+        """Tell the model about a proposal: a tool call's answer, else a note."""
+        if proposal.call is not None and self._answers is not None:
+            self._answers.answer(proposal.call, text, is_error=is_error)
+        else:
+            self._note(text)
+
+    def _not_run(self, rest: list[Proposal], why: str) -> None:
+        for proposal in rest:
+            self._tell(proposal, f"[aish] not run ({why}): {proposal.text}")
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
+        if status != "done":
+            # The model's last word may be a proposal that never ran: the next turn says why.
+            self._note(f"[aish] the autonomous run ended ({status}): {reason}")
+        result = NorrisResult(
+            status,
+            reason,
+            self._step,
+            time.monotonic() - self._started,
+            self._spending.tokens,
+            self._spending.cost_usd,
+            self.cwd(),
+            pending,
+        )
+        self.frontend.render(
+            NorrisEnded(
+                status,
+                reason,
+                result.steps,
+                self.bounds.max_steps,
+                result.elapsed_s,
+                result.tokens,
+                result.cost_usd,
+                result.cwd,
+                pending,
+            )
+        )
+        self.log(
+            "norris_end",
+            {
+                "status": status,
+                "reason": reason,
+                "steps": result.steps,
+                "elapsed_s": round(result.elapsed_s, 3),
+                "tokens": result.tokens,
+                "cost_usd": result.cost_usd,
+                "cwd": result.cwd,
+                "pending_action": pending,
+            },
+        )
+        return result
+
+
+def _finite(seconds: float) -> float | None:
+    return None if seconds == float("inf") else max(seconds, 0.0)
+
+
+def denied_line(action: str, reasons: tuple[str, ...]) -> str:
+    """What the user and the model are told when the user's policy refuses an action."""
+    why = reasons[0] if reasons else "denied by your rules"
+    return f"action denied by the user's policy, not run: {action} ({why})"
