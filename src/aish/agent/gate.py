@@ -24,9 +24,18 @@ run, ask or halt:
   and — when the sandbox has the network — any command that can send data off the machine are
   judged as without a sandbox.
 
+The user's permission policy (`safety.allow/ask/deny`, `[[safety.rule]]`; see
+`aish.safety.rules.policy`) comes before all of that, for a command and for the commands a tool
+call would run: a `deny` rule refuses the action (decision `deny`, outcome `denied`: nobody is
+asked and no answer can run it); an `ask` rule makes it ask in chat and halt in Norris and
+headless mode, with no sandbox or second opinion answering for the user; `allow` rules are
+applied by the classifier (an `unknown` command they cover is `safe`). `[a]lways` at the confirm
+prompt adds the prefix it showed (`Verdict.always`) to `Policy.approvals`, this session's allow
+rules, under which a command they cover runs without asking in chat too.
+
 The second opinion is only consulted where its answer can change that decision. Asking resolves
-through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
-own command and runs as edited, and cancelling the edit (`EditCancelled`) is a cancel. A halt
+through the frontend's `Confirmer` (yes / always / edit / no / describe / cancel); an edit is the
+user's own command and runs as edited, and cancelling the edit (`EditCancelled`) is a cancel. A halt
 resolves through a `HaltPrompt` (proceed / skip / abort), or not at all when there is none
 (headless). Only this module issues `Authorization`s, and every executor must `redeem` one
 before running anything — a forged, copied, declined or already used one is refused.
