@@ -45,6 +45,8 @@ def xdg_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (home / sub).mkdir(parents=True)
         monkeypatch.setenv(var, str(home / sub))
     monkeypatch.setenv("HOME", str(home))
+    # Nor the machine's system policy (/etc/aish/policy.toml): tests that want one write it.
+    monkeypatch.setenv("AISH_SYSTEM_POLICY", str(home / "no-system-policy.toml"))
     for var in (
         "AISH_CONFIG",
         "AISH_LOG",

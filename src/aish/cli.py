@@ -83,12 +83,17 @@ def _silence_stdout() -> None:
 
 
 def _load(
-    args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
+    args: argparse.Namespace,
+    *,
+    autodetect: bool = True,
+    store: Store | None = None,
+    check_rules: bool = True,
 ) -> LoadedConfig:
     """The config; with `store`, also the project's `.aish.toml` for the cwd when trusted."""
     from aish.ui.render.visible_text import visible
 
-    loaded = _loader(args, autodetect=autodetect, store=store)(os.getcwd())
+    load = _loader(args, autodetect=autodetect, store=store, check_rules=check_rules)
+    loaded = load(os.getcwd())
     for warning in loaded.warnings:
         # A warning quotes paths and key names a cloned repository chose: shown, never obeyed.
         print(f"aish: {visible(warning)}", file=sys.stderr)
@@ -96,19 +101,30 @@ def _load(
 
 
 def _loader(
-    args: argparse.Namespace, *, autodetect: bool = True, store: Store | None = None
+    args: argparse.Namespace,
+    *,
+    autodetect: bool = True,
+    store: Store | None = None,
+    check_rules: bool = True,
 ) -> Callable[[str | None], LoadedConfig]:
-    """Loads the config as the command line says, for a cwd (the REPL reloads with it)."""
+    """Loads the config as the command line says, for a cwd (the REPL reloads with it); with
+    `check_rules`, a permission rule's failing example is one of its warnings."""
     from pathlib import Path
 
+    from aish.agent.permission_rules import checked
     from aish.config import load_config
     from aish.session.trust import trust_lookup, trust_on_demand
 
     path = Path(args.config) if getattr(args, "config", None) else None
     lookup = trust_lookup(store) if store is not None else trust_on_demand
-    return lambda cwd: load_config(
-        config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
-    )
+
+    def load(cwd: str | None) -> LoadedConfig:
+        loaded = load_config(
+            config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
+        )
+        return checked(loaded) if check_rules else loaded
+
+    return load
 
 
 def _run_shell(args: argparse.Namespace) -> int:
@@ -201,10 +217,12 @@ def _run_safety(args: argparse.Namespace) -> int:
     import os
 
     from aish.agent.gate import Policy
-    from aish.safety.classifier import classify
+    from aish.safety.rules.policy import Ruling, rule_on
     from aish.safety.verdict import Verdict
     from aish.ui.render.json_lines import json_line
 
+    if args.safety_command == "test":
+        return _run_safety_test(args)
     # argv arrives with undecodable bytes as surrogates; each word is checked as bytes below.
     raw_words = [os.fsencode(w) for w in args.command_words]
     if raw_words[:1] == [b"--"]:
@@ -226,12 +244,42 @@ def _run_safety(args: argparse.Namespace) -> int:
             continue
         if line.encode("utf-8") != raw:
             # Judging the repaired text would judge a different command than the bytes given.
-            verdict = Verdict("unknown", ("not valid UTF-8: the bytes given cannot be judged",))
+            reason = "not valid UTF-8: the bytes given cannot be judged"
+            ruling = Ruling("ask", f"built-in: {reason}", Verdict("unknown", (reason,)))
         else:
-            verdict = classify(line, rules)
-        record = {"command": line, "level": verdict.level, "reasons": list(verdict.reasons)}
+            ruling = rule_on(line, rules)
+        verdict = ruling.verdict
+        record = {
+            "command": line,
+            "level": verdict.level,
+            "reasons": list(verdict.reasons),
+            # What the gate does when the model proposes it in Norris, and what decided.
+            "decision": ruling.decision,
+            "rule": ruling.rule,
+        }
         print(json_line(record), flush=True)
     return EXIT_OK
+
+
+def _run_safety_test(args: argparse.Namespace) -> int:
+    """`aish safety test`: every `[[safety.rule]]`'s examples; non-zero when one fails."""
+    from aish.agent.permission_rules import example_failures_by_rule
+    from aish.ui.render.visible_text import visible
+
+    # Unchecked: the failures are this command's output, not warnings before it.
+    safety = _load(args, autodetect=False, check_rules=False).config.safety
+    results = example_failures_by_rule(safety)
+    if not results:
+        print("no [[safety.rule]] has match / not_match examples")
+        return EXIT_OK
+    for rule, failures in results:
+        examples = len(rule.match) + len(rule.not_match)
+        print(visible(f"{'FAIL' if failures else 'ok  '}  {rule.label}: {examples} example(s)"))
+        for failure in failures:
+            print(visible(f"      {failure}"))
+    failed = sum(1 for _, failures in results if failures)
+    print(f"{len(results) - failed} rule(s) ok, {failed} failing")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _run_secrets(args: argparse.Namespace) -> int:

@@ -174,7 +174,8 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     check = verbs.add_parser(
         "check",
         help="print the verdict on commands without running them",
-        description="Print one JSON line {command, level, reasons} for the command given, or "
+        description="Print one JSON line {command, level, reasons, decision, rule} for the "
+        "command given, or "
         "for each line of stdin when there is none (or it is `-`). Quote the command as one "
         'argument to keep its quoting; several quoted commands ("ls -la" "rm x") get one '
         "line each, while unquoted words (rm -rf /tmp/x) are one command. Nothing is run.",
@@ -182,6 +183,13 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     _add_config_option(check, argparse.SUPPRESS)
     # REMAINDER: `aish safety check rm -rf /` must not read `-rf` as an option of aish's.
     check.add_argument("command_words", nargs=argparse.REMAINDER, metavar="COMMAND")
+    test = verbs.add_parser(
+        "test",
+        help="check every [[safety.rule]]'s match / not_match examples",
+        description="Run the examples of every [[safety.rule]] in the config: one line per "
+        "rule, one more per failing example. Exit status 1 when an example fails.",
+    )
+    _add_config_option(test, argparse.SUPPRESS)
 
 
 def _add_secrets(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

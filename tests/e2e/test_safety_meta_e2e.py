@@ -36,7 +36,7 @@ def test_safety_check_and_rules_run_nothing(
     assert "your rule `make deploy*`" in aish.run(":safety check make deploy-prod")
     assert "safe (nothing was run)" in aish.run(":safety check make test")
     assert "make deploy*" in aish.run(":safety rules")
-    assert ":safety check|rules" in aish.run(":help")
+    assert ":safety check|why|rules" in aish.run(":help")
 
     assert server.requests == []
     aish.type_line(":quit")

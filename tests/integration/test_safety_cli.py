@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 AISH = [sys.executable, "-m", "aish"]
+# What the gate does with a proven read-only command in Norris, and why.
+READ_ONLY = {"decision": "allow", "rule": "built-in: proven read-only"}
 
 
 def _check(*args: str, stdin: bytes | str = b"") -> subprocess.CompletedProcess[str]:
@@ -52,7 +54,7 @@ def test_unquoted_words_are_one_command_options_included(xdg_home: Path) -> None
     (record,) = _records(_check("rm", "-rf", "/tmp/x"))
     assert record["command"] == "rm -rf /tmp/x" and record["level"] == "destructive"
     (record,) = _records(_check("--", "ls", "-la"))
-    assert record == {"command": "ls -la", "level": "safe", "reasons": []}
+    assert record == {"command": "ls -la", "level": "safe", "reasons": [], **READ_ONLY}
 
 
 def test_each_quoted_argument_is_a_command_of_its_own(xdg_home: Path) -> None:
@@ -75,7 +77,8 @@ def test_stdin_one_command_per_line(xdg_home: Path) -> None:
         ("cat \ufffd\ufffd file", "unknown"),
         ("frobnicate --all", "unknown"),
     ]
-    assert all(set(r) == {"command", "level", "reasons"} for r in records)
+    assert all(set(r) == {"command", "level", "reasons", "decision", "rule"} for r in records)
+    assert [r["decision"] for r in records] == ["allow", "ask", "ask", "ask"]
     # The repaired text is never judged in place of the bytes: `ls \xff` is not "safe".
     assert records[2]["reasons"] == ["not valid UTF-8: the bytes given cannot be judged"]
     (record,) = _records(_check(stdin=b"ls \xff\n"))
@@ -121,7 +124,7 @@ def test_user_rules_come_from_the_config(xdg_home: Path, tmp_path: Path) -> None
 def test_a_config_error_is_one_line_and_the_check_still_runs(xdg_home: Path) -> None:
     _write_config(xdg_home, "[safety]\ndestructive = 3\n")
     result = _check("ls")
-    assert _records(result) == [{"command": "ls", "level": "safe", "reasons": []}]
+    assert _records(result) == [{"command": "ls", "level": "safe", "reasons": [], **READ_ONLY}]
     assert result.stderr.splitlines() == [result.stderr.strip()]
     assert result.stderr.startswith("aish: config.toml:2: key safety.destructive")
 

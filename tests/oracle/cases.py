@@ -101,6 +101,7 @@ _TABLES = (
     ("tests.unit.test_classifier", "CASES"),
     ("tests.unit.test_classifier", "REVIEW_CASES"),
     ("tests.unit.test_classifier_tables", "CASES"),
+    ("tests.unit.test_classifier_issue22", "CASES"),
 )
 
 

@@ -139,7 +139,9 @@ CASES = [
     ("sed -e 's/a/b/' -e '3e date' f", "unknown", "runs a program"),
     ("awk '{print > \"out\"}' f", "destructive", "awk print >"),
     ("awk '$5 > 5' f", "safe", ""),
-    ("awk '{system(\"rm \" $1)}' f", "unknown", "system()"),
+    # issue 22: the command system() runs is literal enough to read: rm, with a computed name
+    ("awk '{system(\"rm \" $1)}' f", "destructive", "rm: deletes files (via awk code)"),
+    ("awk '{system($1)}' f", "unknown", "system()"),
     ("psql -c 'SELECT 1'", "safe", ""),
     ("psql -c \"SELECT * FROM q WHERE t ILIKE '%drop table%'\"", "safe", ""),
     ("psql -c 'DROP TABLE users'", "destructive", "DROP"),

@@ -69,6 +69,6 @@ async def test_usage_for_anything_else() -> None:
 
 
 async def test_help_lists_safety() -> None:
-    assert ":safety check|rules" in await _say(FakeRepl(), ":help")
+    assert ":safety check|why|rules" in await _say(FakeRepl(), ":help")
     assert "without running it" in await _say(FakeRepl(), ":help safety")
     assert "did you mean :safety" in await _say(FakeRepl(), ":safty")

@@ -164,7 +164,7 @@ class ChatTurn:
                 self.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
                 break
             if not authorization.run:
-                self.frontend.render(Status(f"not run: {command}"))
+                self.frontend.render(Status(_not_run(command, authorization)))
                 continue
             unasked = authorization.outcome == "auto"
             if unasked:
@@ -283,8 +283,9 @@ class ChatTurn:
                 outcome.cancelled = True
                 return False
             if not authorization.run:
-                answers.answer(call, DECLINED)
-                self.frontend.render(Status(f"not run: {prepared.action.text}"))
+                denied = authorization.outcome == "denied"
+                answers.answer(call, _not_run(call.name, authorization) if denied else DECLINED)
+                self.frontend.render(Status(_not_run(prepared.action.text, authorization)))
                 continue
             if authorization.outcome == "auto":
                 level = authorization.verdict.level
@@ -323,3 +324,10 @@ def _through(policy: gate.Policy, outbound: Outbound) -> gate.Policy:
     if policy.outbound is outbound:
         return policy
     return replace(policy, outbound=outbound)
+
+
+def _not_run(command: str, authorization: gate.Authorization) -> str:
+    """The status line for a proposal that did not run; a denied one says which rule."""
+    if authorization.outcome == "denied" and authorization.verdict.reasons:
+        return f"not run: {command} ({authorization.verdict.reasons[0]})"
+    return f"not run: {command}"

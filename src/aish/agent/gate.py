@@ -24,9 +24,18 @@ run, ask or halt:
   and — when the sandbox has the network — any command that can send data off the machine are
   judged as without a sandbox.
 
+The user's permission policy (`safety.allow/ask/deny`, `[[safety.rule]]`; see
+`aish.safety.rules.policy`) comes before all of that, for a command and for the commands a tool
+call would run: a `deny` rule refuses the action (decision `deny`, outcome `denied`: nobody is
+asked and no answer can run it); an `ask` rule makes it ask in chat and halt in Norris and
+headless mode, with no sandbox or second opinion answering for the user; `allow` rules are
+applied by the classifier (an `unknown` command they cover is `safe`). `[a]lways` at the confirm
+prompt adds the prefix it showed (`Verdict.always`) to `Policy.approvals`, this session's allow
+rules, under which a command they cover runs without asking in chat too.
+
 The second opinion is only consulted where its answer can change that decision. Asking resolves
-through the frontend's `Confirmer` (yes / edit / no / describe / cancel); an edit is the user's
-own command and runs as edited, and cancelling the edit (`EditCancelled`) is a cancel. A halt
+through the frontend's `Confirmer` (yes / always / edit / no / describe / cancel); an edit is the
+user's own command and runs as edited, and cancelling the edit (`EditCancelled`) is a cancel. A halt
 resolves through a `HaltPrompt` (proceed / skip / abort), or not at all when there is none
 (headless). Only this module issues `Authorization`s, and every executor must `redeem` one
 before running anything — a forged, copied, declined or already used one is refused.
@@ -55,16 +64,19 @@ from dataclasses import InitVar, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import placeholders
+from aish.agent.permission_rules import user_rules_of
 from aish.agent.second_opinion import Opinion
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
     from aish.agent.outbound import Outbound
+    from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
     from aish.run.undo import BlastRadius
     from aish.safety.bash.live_shell import ShellFacts
+    from aish.safety.rules.policy import Ruling
 
 __all__ = [
     "Action",
@@ -95,12 +107,16 @@ __all__ = [
 ]
 
 Mode = Literal["interactive", "norris", "headless"]
-Decision = Literal["run", "ask", "halt"]
-Answer = Literal["yes", "edit", "no", "describe", "cancel"]
+# `deny`: the user's permission policy refuses it; nobody is asked, no answer can run it.
+Decision = Literal["run", "ask", "halt", "deny"]
+# `always`: yes, and allow the offered prefix for the rest of the session (`Verdict.always`).
+Answer = Literal["yes", "always", "edit", "no", "describe", "cancel"]
 HaltAnswer = Literal["proceed", "skip", "abort"]
 # How an authorization came about: `auto` ran without asking, `refused` halted with no one to
 # ask (headless); the others are the user's answers.
-Outcome = Literal["auto", "yes", "edit", "no", "cancel", "proceed", "skip", "abort", "refused"]
+Outcome = Literal[
+    "auto", "yes", "always", "edit", "no", "cancel", "proceed", "skip", "abort", "refused", "denied"
+]
 
 
 @dataclass(frozen=True)
@@ -169,6 +185,9 @@ class Policy:
     # (read to judge a command as it will run, and to redeem an authorization). One per
     # session (`aish.session.Session` passes its own); a policy made without one has its own.
     outbound: Outbound = field(default_factory=lambda: _new_outbound(), compare=False, repr=False)
+    # What the user allowed for this session with `[a]lways` (shared and growing; None: the
+    # prompt offers no `[a]lways`).
+    approvals: SessionApprovals | None = field(default=None, compare=False)
 
     @classmethod
     def from_config(
@@ -194,7 +213,7 @@ class Policy:
                 if server.auto_approve
             },
             yes_safe=yes_safe,
-            user_rules=UserRules(tuple(safety.destructive), tuple(safety.allow)),
+            user_rules=user_rules_of(safety),
             undo_max_bytes=config.undo.max_snapshot_bytes if config.undo.enabled else None,
         )
 
@@ -256,6 +275,8 @@ class Assessment:
     # known), and that cwd.
     radius: BlastRadius | None = None
     cwd: str | None = None
+    # The user's permission rule that denied the action or made it ask (None: no rule did).
+    ruling: Ruling | None = None
 
 
 # ---- the decision ----------------------------------------------------------------------------
@@ -324,6 +345,8 @@ async def assess(
     shell = None
     if isinstance(action, ProposedCommand) and facts is not None:
         shell = await facts(_command_with_values(action.command, outbound))
+    if policy.approvals is not None:
+        policy = dataclasses.replace(policy, user_rules=policy.approvals.widen(policy.user_rules))
     verdict = _verdict(action, policy, shell)
     if isinstance(action, ProposedCommand):
         leaving = _secrets_leaving(action.command, outbound)
@@ -338,6 +361,14 @@ async def assess(
     disclosed = _discloses(action, policy)
     if disclosed is not None:
         verdict = worst([verdict, Verdict("unknown", (disclosed,))])
+    ruling = _ruling(action, policy, shell)
+    if ruling is not None:
+        # The rule is the first thing the prompt (or the model, for a deny) is told.
+        verdict = replace(verdict, reasons=(ruling.why, *verdict.reasons))
+        if ruling.decision == "deny":
+            return Assessment(verdict, "deny", ruling=ruling)
+        # The user asked to be asked: no sandbox and no second opinion answers for them.
+        policy = dataclasses.replace(policy, sandboxed=False)
     if policy.sandboxed and not _sandbox_holds(action, policy, bool(disclosed or leaving)):
         policy = dataclasses.replace(policy, sandboxed=False)
     if (
@@ -349,18 +380,69 @@ async def assess(
         verdict = Verdict("unknown", (_NO_FACTS,))
     opinion: Opinion | None = None
     # A judge of destructiveness has nothing to say about a disclosure: only the user does.
-    if judge is not None and disclosed is None and wants_second_opinion(action, verdict, policy):
+    asks = judge is not None and disclosed is None and ruling is None
+    if asks and wants_second_opinion(action, verdict, policy):
+        assert judge is not None
         opinion = await judge(action.text, verdict)
         if opinion is not None:
             verdict = opinion.applied_to(verdict)
     decision = decide(action, verdict, policy, opinion)
+    if ruling is not None:
+        decision = "ask" if policy.mode == "interactive" else "halt"
+    elif policy.mode == "interactive" and isinstance(action, ProposedCommand):
+        decision, verdict = _session_approval(action, verdict, decision, policy, shell)
     cwd = shell.cwd if shell is not None and shell.cwd else None
     radius = None
     refused = decision == "halt" and policy.mode == "headless"  # nobody to show it to
     if isinstance(action, ProposedCommand) and cwd and verdict.level != "safe" and not refused:
         radius = await _predict(action.command, cwd, shell, outbound)
         verdict = replace(verdict, touches=_touches_lines(radius, policy))
-    return Assessment(verdict, decision, opinion, radius, cwd)
+    return Assessment(verdict, decision, opinion, radius, cwd, ruling)
+
+
+def _session_approval(
+    action: ProposedCommand,
+    verdict: Verdict,
+    decision: Decision,
+    policy: Policy,
+    shell: ShellFacts | None,
+) -> tuple[Decision, Verdict]:
+    """In chat: run unasked what an `[a]lways` approval covers (when it is `safe` with it),
+    and otherwise offer the prefix an `[a]lways` answer would approve."""
+    approvals = policy.approvals
+    if approvals is None or decision != "ask":
+        return decision, verdict
+    command = _command_with_values(action.command, policy.outbound)
+    if verdict.level == "safe" and approvals.covers(command, shell):
+        return "run", verdict
+    from aish.safety.classifier import judge_line
+    from aish.safety.rules.approval_prefix import approval_prefix
+
+    prefix = approval_prefix(judge_line(command, policy.user_rules, shell))
+    return decision, verdict if prefix is None else replace(verdict, always=prefix)
+
+
+def _ruling(action: Action, policy: Policy, shell: ShellFacts | None) -> Ruling | None:
+    """The user's deny or ask rule that covers the command (or a command a tool call would
+    run), or may; else None. A deny outranks an ask."""
+    if not policy.user_rules.tightening():
+        return None
+    from aish.safety.rules.policy import Ruling, rule_on
+
+    try:
+        if isinstance(action, ProposedCommand):
+            commands, facts = [_command_with_values(action.command, policy.outbound)], shell
+        else:
+            from aish.safety.tool_calls import tool_call_commands
+
+            arguments = _arguments_with_values(action.arguments, policy.outbound)
+            commands, facts = tool_call_commands(action.tool, arguments), None
+        rulings = [rule_on(command, policy.user_rules, facts) for command in commands]
+    except Exception as error:  # fail closed: rules that cannot be checked make it ask
+        why = f"your permission rules could not be checked ({type(error).__name__})"
+        return Ruling("ask", why, Verdict("unknown", (why,)), why=why)
+    found = [r for r in rulings if r.by is not None and r.decision != "allow"]
+    return next((r for r in found if r.decision == "deny"), found[0] if found else None)
 
 
 async def _predict(
@@ -497,6 +579,8 @@ async def _authorize(
     facts: FactsSource | None,
 ) -> Authorization:
     assessment = await assess(action, policy, judge, facts)
+    if assessment.decision == "deny":
+        return _issue(policy.outbound, action, assessment, "denied", run=False)
     if assessment.decision == "run":
         return _issue(policy.outbound, action, assessment, "auto", run=True)
     if assessment.decision == "halt":
@@ -536,7 +620,9 @@ async def _authorize(
                 text=edited.strip(),
                 by="user",
             )
-        return _issue(policy.outbound, action, assessment, answer, run=answer == "yes")
+        if answer == "always" and policy.approvals is not None and assessment.verdict.always:
+            policy.approvals.add(assessment.verdict.always)  # what the prompt showed, no more
+        return _issue(policy.outbound, action, assessment, answer, run=answer in ("yes", "always"))
 
 
 # ---- authorizations --------------------------------------------------------------------------

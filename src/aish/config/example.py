@@ -59,6 +59,11 @@ llm_model = "fast"           # the judge, never the model that proposed the acti
 destructive = []             # globs of commands you consider destructive: ["make deploy*"]
 allow = []                   # globs you vouch for: ["make test", "./scripts/check.sh *"];
                              # they lift `unknown` to safe, never a built-in destructive rule
+ask = []                     # commands that always ask, even proven read-only: ["git commit"]
+deny = []                    # never run for the model, in any spelling: ["git push"]
+# rule = [{ decision = "deny", command = "rm", paths = ["/etc/**"], match = ["sudo rm /etc/x"] }]
+#                            # scoped rules ([[safety.rule]] tables); `aish safety test` checks
+#                            # their match / not_match examples
 confirm_cmd = true           # false: provably safe CMD: lines run without asking
 max_commands_per_reply = 10  # CMD: lines taken from one reply (chat or a Norris step)
 

@@ -1,4 +1,6 @@
-"""Layered loading: built-in defaults < user file < project file < AISH_* environment < flags.
+"""Layered loading: built-in defaults < system policy < user file < project file < AISH_*
+environment < flags (the permission policy's denials and asks add up instead: see
+`policy_layers`).
 
 A bad file never stops aish: syntax errors set the file aside, invalid keys are dropped one by
 one, and every problem becomes one warning line naming the file and line (or the variable, or
@@ -23,7 +25,8 @@ from aish.config import autodetect as zero_config
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.layers import FileLayer, Layer, dotted, leaves
 from aish.config.overrides import environment_layer, flags_layer
-from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file
+from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file, home_directory
+from aish.config.policy_layers import policy_only, system_policy_path, union_tightening
 from aish.config.project import (
     TrustLookup,
     changed_notice,
@@ -31,7 +34,6 @@ from aish.config.project import (
     find_project_file,
     not_trusted_notice,
 )
-from aish.config.project_scope import home_directory
 from aish.config.recovery import validate_layers
 from aish.config.schema import AishConfig
 from aish.config.toml_locations import KeyPath, locate_keys
@@ -78,6 +80,8 @@ def load_config(
     explicit = config_path is not None or bool(variables.get(CONFIG_PATH_VARIABLE, "").strip())
     path = Path(config_path) if config_path is not None else config_file(variables)
     file_layer, warnings, exists = read_user_file(path, explicit=explicit)
+    system, system_warnings = read_system_policy(variables)
+    warnings = system_warnings + warnings
     project = project_layers(cwd, home_directory(variables), trusted_digest)
     warnings += project.warnings
 
@@ -85,7 +89,7 @@ def load_config(
     env_layer, env_warnings = environment_layer(variables, key_variables=named_keys)
     flag_layer, flag_warnings = flags_layer(flags or {})
     warnings += env_warnings + flag_warnings
-    layers: list[Layer] = [file_layer, *project.layers, env_layer, flag_layer]
+    layers: list[Layer] = [*system, file_layer, *project.layers, env_layer, flag_layer]
 
     autodetected = False
     presets_given = _sets_presets(*project.layers, env_layer, flag_layer)
@@ -100,6 +104,7 @@ def load_config(
 
     config, problems = validate_layers(layers)
     warnings += problems
+    union_tightening(config, layers)  # a layer may add denials, never drop another's
     for layer in (file_layer, *project.layers):
         warnings += _inline_key_warnings(layer, config)
     sources = {dotted(path): label for path, label in effective_sources(layers).items()}
@@ -157,6 +162,17 @@ def project_layers(
         return ProjectLayers(path, [], [changed_notice(path)])
     layer = FileLayer(name=f"project file {path}", display=str(path))
     return ProjectLayers(path, [layer], parse_file(layer, raw, path))
+
+
+def read_system_policy(variables: Mapping[str, str]) -> tuple[list[FileLayer], list[str]]:
+    """The system policy file as a layer (none when there is no such file)."""
+    path = system_policy_path(variables)
+    # No system policy is the usual case: its absence is never worth a warning.
+    layer, warnings, exists = read_user_file(path, explicit=False)
+    if not exists or not layer.data:
+        return [], warnings
+    layer.name = f"system policy {path}"
+    return [layer], warnings + policy_only(layer)
 
 
 def display_name(path: Path) -> str:

@@ -15,7 +15,7 @@ from aish.config.layers import VariableLayer, put_path
 
 ENV_PREFIX = "AISH_"
 # AISH_ variables that belong to aish but not to the config schema.
-NON_CONFIG_VARIABLES = frozenset({"AISH_LOG", "AISH_CONFIG"})
+NON_CONFIG_VARIABLES = frozenset({"AISH_LOG", "AISH_CONFIG", "AISH_SYSTEM_POLICY"})
 # The flag that sets a config key, for messages and the sources map; other keys are shown as
 # `--<key>` (the CLI may pass any dotted key).
 FLAG_NAMES: Mapping[str, str] = {"default_model": "--model"}

@@ -50,3 +50,14 @@ def log_file() -> Path:
 def mcp_log_dir() -> Path:
     """Where MCP stdio servers' stderr goes, one `<name>.stderr.log` each."""
     return state_dir() / "mcp"
+
+
+def home_directory(variables: Mapping[str, str]) -> Path | None:
+    """The upper bound of project discovery: `$HOME`, else the account's home."""
+    home = variables.get("HOME", "").strip()
+    if home:
+        return Path(home)
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -43,17 +43,6 @@ class ProjectState:
     digest: str | None = None
     trusted: bool = False
     recorded: bool = False
-
-
-def home_directory(variables: Mapping[str, str]) -> Path | None:
-    """The upper bound of project discovery: `$HOME`, else the account's home."""
-    home = variables.get("HOME", "").strip()
-    if home:
-        return Path(home)
-    try:
-        return Path.home()
-    except RuntimeError:
-        return None
 
 
 def project_state(

@@ -125,9 +125,34 @@ DESCRIPTIONS: dict[str, str] = {
         "Matched against each command after unwrapping, its words joined by spaces."
     ),
     "safety.allow": (
-        'Globs of commands you vouch for: `["make test", "pytest*"]`. They lift `unknown` to '
-        "`safe`, never a built-in destructive rule."
+        'Commands you vouch for: `["make test", "pytest*"]`, each a command prefix with `*` '
+        "globs matched against every command after unwrapping (`sudo`, `bash -c`, lists, "
+        "pipelines …). They lift `unknown` to `safe` (it runs without asking in Norris), never "
+        "a built-in destructive rule; `make test && rm -rf /` is not `make test`."
     ),
+    "safety.ask": (
+        "Commands that always ask (confirm in chat, HALT in Norris), even when proven "
+        'read-only: `["git push", "npm publish"]`. Patterns as for `allow`.'
+    ),
+    "safety.deny": (
+        'Commands never run on the model\'s behalf, whatever anyone answers: `["git push -f*", '
+        '"kubectl delete *"]`. Matched in every spelling that still runs them (`cd x && sudo '
+        "git push`); one that only may (`git $x`) asks. You can still type them yourself."
+    ),
+    "safety.rule": (
+        "Rules with a scope (key `safety.rule`): tables of `decision` (allow, ask, deny), "
+        "`command` (a pattern or a list), `paths`, `reason` and `match` / `not_match` examples, "
+        "checked when the config loads (`aish safety test` runs them)."
+    ),
+    "safety.rule.decision": "`allow`, `ask` or `deny`, as the lists of the same names.",
+    "safety.rule.command": "A command pattern, or a list of them (as in `safety.allow`).",
+    "safety.rule.paths": (
+        "Globs the command's path words must fall under (`./build/**`): for `allow` every "
+        "path, for `ask` and `deny` any. Empty: anywhere."
+    ),
+    "safety.rule.reason": "Said when the rule decides.",
+    "safety.rule.match": "Commands the rule must cover; a failing example is a config error.",
+    "safety.rule.not_match": "Commands the rule must not cover.",
     "safety.confirm_cmd": (
         "`false`: `CMD:` lines proven read-only (`safe`) run without asking. Others always ask."
     ),
@@ -376,7 +401,8 @@ def render_reference() -> str:
         depth = entry.path.count(".")
         if entry.table:
             heading = "#" * min(depth + 2, 4)
-            out.append(f"\n{heading} `[{entry.path}]`\n\n{_wrap(_describe(entry.path))}\n")
+            name = f"[{entry.path}]" if entry.type == "array of tables" else entry.path
+            out.append(f"\n{heading} `[{name}]`\n\n{_wrap(_describe(entry.path))}\n")
             continue
         if depth == 0 and not top_level_said:
             out.append("\n## Top-level keys\n\nKeys outside any table.\n")
@@ -414,6 +440,9 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[Entry]:
         if _is_model(annotation):
             yield Entry(path, "table", _default_text(field, optional), table=True)
             yield from _walk(annotation, f"{path}.")
+        elif get_origin(annotation) is list and _is_model(get_args(annotation)[0]):
+            yield Entry(path, "array of tables", "`[]`", table=True)
+            yield from _walk(get_args(annotation)[0], f"{path}.")
         elif get_origin(annotation) is dict and _is_model(get_args(annotation)[1]):
             yield Entry(path, "table of tables", "none", table=True)
             inner = get_args(annotation)[1]
@@ -430,6 +459,8 @@ def _is_table(field: FieldInfo) -> bool:
     annotation = _without_none(field.annotation)
     if get_origin(annotation) is dict:
         return _is_model(get_args(annotation)[1])
+    if get_origin(annotation) is list:
+        return _is_model(get_args(annotation)[0])
     return _is_model(annotation)
 
 

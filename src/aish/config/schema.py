@@ -31,11 +31,39 @@ __all__ = [
     "MemoryConfig",
     "ModelPreset",
     "NorrisConfig",
+    "PolicyRuleConfig",
     "Price",
     "RoutingConfig",
     "SafetyConfig",
     "UiConfig",
 ]
+
+
+class PolicyRuleConfig(BaseModel):
+    """One `[[safety.rule]]` table of the permission policy. The examples are checked when the
+    config loads, by the layer that knows the classifier (config may not import it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["allow", "ask", "deny"]
+    # One pattern or several: a command prefix with `*` globs (`git push`, `npm run test*`).
+    command: list[str] | str
+    # Globs the command's path words must fall under (`./build/**`).
+    paths: list[str] = Field(default_factory=list)
+    reason: str = ""
+    match: list[str] = Field(default_factory=list)
+    not_match: list[str] = Field(default_factory=list)
+
+    @field_validator("command")
+    @classmethod
+    def _not_blank(cls, value: list[str] | str) -> list[str] | str:
+        given = [value] if isinstance(value, str) else value
+        if not given or not all(pattern.strip() for pattern in given):
+            raise ValueError("must name a command")
+        return value
+
+    def patterns(self) -> list[str]:
+        return [self.command] if isinstance(self.command, str) else list(self.command)
 
 
 class SafetyConfig(BaseModel):
@@ -49,6 +77,11 @@ class SafetyConfig(BaseModel):
     destructive: list[str] = Field(default_factory=list)
     # Commands the user marks safe; never lowers a built-in destructive verdict.
     allow: list[str] = Field(default_factory=list)
+    # The permission policy's other levels: commands that always ask, and commands never run
+    # for the model. `rule`: the same with a scope, a reason and examples (`[[safety.rule]]`).
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    rule: list[PolicyRuleConfig] = Field(default_factory=list)
     confirm_cmd: bool = True
     # `CMD:` lines taken from one reply, in chat and in a Norris step; the rest are dropped
     # (and the model is told): one reply must not become hundreds of unattended commands.

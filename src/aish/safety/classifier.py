@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import replace
-from fnmatch import fnmatchcase
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 
 from aish.safety.bash.command_walk import (
     COMMAND_OUTPUT,
@@ -45,16 +44,21 @@ from aish.safety.egress.checks import egress_verdict, network_redirect, redirect
 from aish.safety.reasons import Via, destructive, located, unknown
 from aish.safety.reasons import via as via_
 from aish.safety.rules import code_runners
-from aish.safety.rules.content_checks import CONTENT_CHECKS
+from aish.safety.rules.command_pattern import SimpleCommand, match_command, pattern_words
+from aish.safety.rules.content_checks import CONTENT_CHECKS, awk_programs
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
+from aish.safety.rules.inline_code import InlineCode, inline_code, inline_verdicts
 from aish.safety.rules.listing import describe_rules
+from aish.safety.rules.met_command import simple_command
+from aish.safety.rules.multiplexers import multiplexer_code
+from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
 from aish.safety.rules.types import NOWHERE, DestructiveRule, ReadOnly
 from aish.safety.rules.user import UserRules
 from aish.safety.unseen_chars import hidden_characters_reason
 from aish.safety.verdict import SAFE, Verdict, worst
 
-__all__ = ["classify", "describe_rules", "normalise"]
+__all__ = ["Judgement", "classify", "describe_rules", "judge_line", "normalise"]
 
 # Code parsed again (`bash -c`, `eval`, `ssh host …`) nests at most this deep; wrappers that
 # only drop words of their own (`sudo`, `nice`) always end, so they do not count.
@@ -81,6 +85,7 @@ for _entry in READ_ONLY_RULES:
     for _name in _entry.programs:
         _READ_ONLY_BY_PROGRAM[_name] = (*_READ_ONLY_BY_PROGRAM.get(_name, ()), _entry)
 _HELP_ONLY = frozenset(("--help", "--version"))
+_AWKS = frozenset(("awk", "gawk", "mawk", "nawk"))
 
 
 # Longer lines are not cached (a few long keys would hold a lot of memory), and lines past the
@@ -92,6 +97,30 @@ MAX_CHARS = 16384
 _WORK_BUDGET = 40_000
 
 
+# A simple command as met: read into a `SimpleCommand` only when the policy asks (most lines
+# are judged with no policy rule to match).
+_Met = tuple[str | None, Arg, Sequence[Arg], Via]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A line's verdict and every simple command met on the way, after unwrapping (what the
+    permission policy matches). Where part of the line could not be read (a parse error, too
+    deep, too complex), `commands` holds a command whose every word is computed: it may be
+    anything."""
+
+    verdict: Verdict
+    met: tuple[SimpleCommand | _Met, ...] = ()
+
+    @cached_property
+    def commands(self) -> tuple[SimpleCommand, ...]:
+        return tuple(m if isinstance(m, SimpleCommand) else simple_command(*m) for m in self.met)
+
+
+# What the policy must assume a part it could not read runs: anything.
+UNREAD = SimpleCommand((None,), open_ended=True)
+
+
 def classify(
     command: str, user_rules: UserRules | None = None, facts: ShellFacts | None = None
 ) -> Verdict:
@@ -100,22 +129,37 @@ def classify(
     With `facts` (the live shell that will run it) names are judged by what that shell resolves
     them to, and git by the configuration it will read; without, by the tables alone.
     """
+    return judge_line(command, user_rules, facts).verdict
+
+
+def judge_line(
+    command: str, user_rules: UserRules | None = None, facts: ShellFacts | None = None
+) -> Judgement:
+    """`classify`, with the simple commands the verdict was judged from. Never raises."""
     if len(command) > MAX_CHARS:
-        return Verdict("unknown", (f"too long to judge ({len(command)} characters)",))
+        return Judgement(
+            Verdict("unknown", (f"too long to judge ({len(command)} characters)",)), (UNREAD,)
+        )
     rules = user_rules or _NO_RULES
     # A bidi override or a zero-width space makes the line shown differ from the line run:
     # never `safe`, and never cleared by a second opinion or an allow rule (it halts Norris).
     hidden = hidden_characters_reason(command)
     try:
         if len(command) <= _CACHED_CHARS:
-            verdict = _classify_cached(command, rules, facts)
+            judgement = _classify_cached(command, rules, facts)
         else:
-            verdict = _classify_line(command, rules, facts)
-        return verdict if hidden is None else worst([Verdict("destructive", (hidden,)), verdict])
+            judgement = _classify_line(command, rules, facts)
+        if hidden is None:
+            return judgement
+        verdict = worst([Verdict("destructive", (hidden,)), judgement.verdict])
+        return replace(judgement, verdict=verdict)
     except (RecursionError, _TooComplex):
-        return Verdict("unknown", ("nested too deeply or too complex to judge",))
+        return Judgement(
+            Verdict("unknown", ("nested too deeply or too complex to judge",)), (UNREAD,)
+        )
     except Exception as error:  # a bug here must fail closed, never open
-        return Verdict("destructive", (f"could not be judged ({type(error).__name__})",))
+        reason = f"could not be judged ({type(error).__name__})"
+        return Judgement(Verdict("destructive", (reason,)), (UNREAD,))
 
 
 def normalise(command: str) -> str:
@@ -125,19 +169,20 @@ def normalise(command: str) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -> Verdict:
+def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -> Judgement:
     return _classify_line(command, rules, facts)
 
 
-def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Verdict:
-    verdict = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None).text(
-        command, 0, ()
-    )
+def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Judgement:
+    judge = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None)
+    verdict = judge.text(command, 0, ())
     expansion = history_expansion(command)
-    if expansion is None:
-        return verdict
-    # The shell would run an earlier line's words, not what is written here.
-    return worst([verdict, Verdict("unknown", (f"{expansion} expands to an earlier command",))])
+    if expansion is not None:
+        # The shell would run an earlier line's words, not what is written here.
+        reason = f"{expansion} expands to an earlier command"
+        verdict = worst([verdict, Verdict("unknown", (reason,))])
+        judge.seen.append(UNREAD)
+    return Judgement(verdict, tuple(judge.seen))
 
 
 class _TooComplex(Exception):
@@ -162,13 +207,21 @@ class _Judge:
         self.moves = moves
         self.work = 0
         self.expanding: frozenset[str] = frozenset()  # aliases being expanded
+        # Every simple command met, for the permission policy.
+        self.seen: list[SimpleCommand | _Met] = []
+
+    def unreadable(self) -> None:
+        self.seen.append(UNREAD)
 
     def text(self, code: str, depth: int, via: Via, stdin: Stdin | None = None) -> Verdict:
         """The verdict for `code`; `stdin` is what its commands read when the code runs with
         another command's output as input (`ssh host 'bash -s' < <(curl …)`)."""
         if depth > MAX_DEPTH:
+            self.seen.append(UNREAD)
             return unknown("nested too deeply to judge", via)
         walk = walk_bash(code)
+        if walk.error is not None:
+            self.seen.append(UNREAD)  # what bash makes of a broken line is beyond reading
         if stdin is not None:
             walk = replace(
                 walk,
@@ -244,28 +297,31 @@ class _Judge:
         lookup: Lookup = "shell",
     ) -> Verdict:
         if depth > MAX_DEPTH:
+            self.seen.append(UNREAD)
             return unknown("nested too deeply to judge", via)
         self.work += 1 + len(args)
         if self.work > _WORK_BUDGET:
             raise _TooComplex
+        program, objection = _program(name)
+        self.seen.append((program, name, args, via))
+        met = _Lazy(program, name, args, via)
         if self.facts is not None and name.value is not None and name.value == name.text:
             live = self._live(name.value, args, inv, depth, via, lookup)
             if live is not None:
                 return live
-        program, objection = _program(name)
         if program is None:
             # A script the user named in `safety.allow` (`./scripts/check.sh *`) is theirs to vouch
             # for; a computed name never is.
             literal = name.value is not None and DYNAMIC_VALUE not in name.value
             if literal and COMMAND_OUTPUT not in (name.value or ""):
-                mine = self._user_destructive(name.value or "", args, via)
-                allowed = self._allowed(name.value or "", args, via)
+                mine = self._user_destructive(met, via)
+                allowed = self._allowed(met, via)
                 if mine.level == "safe" and allowed is not None:
                     return allowed
                 if mine.level != "safe":
                     return mine
             return unknown(objection, via)
-        mine = self._user_destructive(program, args, via)
+        mine = self._user_destructive(met, via)
         # What the command can send off the machine; no allow rule vouches for that.
         leak = egress_verdict(program, args, inv, via)
         if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
@@ -276,7 +332,7 @@ class _Judge:
         if self.facts is not None and verdict.level == "safe":
             verdict = worst([verdict, self._configured(program, args, via, lookup)])
         if verdict.level == "unknown" and mine.level == "safe":
-            allowed = self._allowed(program, args, via)
+            allowed = self._allowed(met, via)
             if allowed is not None:
                 return worst([allowed, leak])
         return worst([mine, verdict, leak])
@@ -372,7 +428,9 @@ class _Judge:
         if program in ("at", "batch"):
             return code_runners.scheduler(self, program, inv, depth, via)
         if program in code_runners.INTERPRETERS:
-            return code_runners.interpreter(program, args, inv, via)
+            codes = inline_code(program, tuple(a.value for a in args))
+            inline = inline_verdicts(self, program, codes, depth, via)
+            return worst([code_runners.interpreter(program, args, inv, via), *inline])
         state = self._shell_state(program, args, via)
         if state is not None:
             return state
@@ -392,6 +450,14 @@ class _Judge:
             view = _view(program, args)
         if program in code_runners.DATABASE_CLIENTS:
             parts.append(code_runners.database(program, inv, via))
+        if program in ("tmux", "screen"):  # the commands a session runs or is typed
+            step = (*via, program)
+            for code in multiplexer_code(program, args):
+                parts.append(self.text(code, depth + 1, step))
+                parts.append(code_runners.built_from_data(self, code, step))
+        if program in _AWKS:  # the commands its program hands to system()
+            codes = [InlineCode("awk", t) for t in awk_programs(view) if t is not None]
+            parts += inline_verdicts(self, program, codes, depth, via)
         check = CONTENT_CHECKS.get(program)
         content = check(program, view) if check is not None else None
         if content is not None:
@@ -414,26 +480,31 @@ class _Judge:
 
     # ---- user rules -------------------------------------------------------------------------
 
-    def _user_destructive(self, program: str, args: Sequence[Arg], via: Via) -> Verdict:
+    def _user_destructive(self, met: _Lazy, via: Via) -> Verdict:
         if not self.rules.destructive:
             return SAFE
-        line = _line(program, args)
-        hits = [p for p in self.rules.destructive if fnmatchcase(line, p)]
+        hits = [
+            p
+            for p in self.rules.destructive
+            if match_command(pattern_words(p), met.read(), tighten=True) == "yes"
+        ]
         return (
             Verdict("destructive", tuple(via_(f"matches your rule `{p}`", via) for p in hits))
             if hits
             else SAFE
         )
 
-    def _allowed(self, program: str, args: Sequence[Arg], via: Via) -> Verdict | None:
-        """Safe, naming the user's `safety.allow` rule that vouches for the command, or None."""
-        line = _line(program, args)
-        rule = next((p for p in self.rules.allow if fnmatchcase(line, p)), None)
-        return (
-            None
-            if rule is None
-            else Verdict("safe", (via_(f"allowed by your rule `{rule}`", via),))
-        )
+    def _allowed(self, met: _Lazy, via: Via) -> Verdict | None:
+        """Safe, naming the user's allow rule that vouches for the command, or None."""
+        allowing = self.rules.allowing()
+        if not allowing:
+            return None
+        command = met.read()
+        rule = next((r for r in allowing if rule_match(r, command) == "yes"), None)
+        if rule is None:
+            return None
+        said = f"`{rule.commands[0]}`" if rule.name == "safety.allow" else rule.label
+        return Verdict("safe", (via_(f"allowed by your rule {said}", via),))
 
 
 def _read_only(program: str, view: ArgView, via: Via) -> Verdict:
@@ -497,6 +568,8 @@ def _program(name: Arg) -> tuple[str | None, str]:
         value = base
     if value.startswith("mkfs."):
         return "mkfs", ""
+    if value == "gsed":
+        return "sed", ""  # GNU sed by its BSD-side name: the same options, -i included
     versioned = _VERSIONED.match(value)
     if versioned and value not in ("python", "pip"):
         value = versioned.group(1)
@@ -505,8 +578,17 @@ def _program(name: Arg) -> tuple[str | None, str]:
     return value, ""
 
 
-def _line(program: str, args: Sequence[Arg]) -> str:
-    return " ".join([program, *(a.value if a.value is not None else a.text for a in args)])
+class _Lazy:
+    """A met command, read for the user's rules only when there are some."""
+
+    def __init__(self, program: str | None, name: Arg, args: Sequence[Arg], via: Via) -> None:
+        self._met: _Met = (program, name, args, via)
+        self._read: SimpleCommand | None = None
+
+    def read(self) -> SimpleCommand:
+        if self._read is None:
+            self._read = simple_command(*self._met)
+        return self._read
 
 
 def _step(program: str) -> str:

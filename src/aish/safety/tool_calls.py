@@ -42,7 +42,7 @@ from aish.safety.rules.user import UserRules
 from aish.safety.tool_names import name_parts, name_words, shell_named
 from aish.safety.verdict import SAFE, Level, Verdict, worst
 
-__all__ = ["classify_tool_call"]
+__all__ = ["classify_tool_call", "tool_call_commands"]
 
 # Bounds on how much of an argument tree is read: a call is judged in microseconds, whatever
 # the model sends. What lies beyond them is not checked, so it makes the call `unknown`.
@@ -105,6 +105,17 @@ def classify_tool_call(
         return _classify(server, tool, arguments, annotations, server_trusted is True, user_rules)
     except Exception:  # a bug here must not let the call through, nor crash the gate
         return Verdict("destructive", ("tool call: could not be checked",))
+
+
+def tool_call_commands(tool: str, arguments: Mapping[str, object]) -> list[str]:
+    """The command lines a call would run, as the verdict reads them (for the permission
+    policy); for a shell tool with none under a command key, every text argument."""
+    shell = shell_named(frozenset(name_words(tool)))
+    nodes, _ = _nodes(arguments)
+    commands, _ = _commands(nodes, shell=shell)
+    if not commands and shell:
+        commands = [v for _, v, _ in nodes if isinstance(v, str) and v.strip()]
+    return commands[:_MAX_COMMANDS]
 
 
 def _classify(

@@ -25,6 +25,9 @@ class Verdict:
     level: Level
     reasons: tuple[str, ...] = ()
     touches: tuple[str, ...] = field(default=(), compare=False)
+    # The command prefix an `[a]lways` answer would allow for the session, as the gate offers
+    # it at the confirm prompt ("": none offered). Not part of the judgement either.
+    always: str = field(default="", compare=False)
 
 
 SAFE = Verdict("safe")

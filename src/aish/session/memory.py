@@ -86,7 +86,7 @@ class SessionMemory:
 
     async def summarize(self, session_id: int, model: str) -> list[Candidate]:
         from aish.agent.memory_summary import SUMMARY_KIND, summarize
-        from aish.session import resolve_target
+        from aish.session.model_targets import resolve_target
 
         config = self._config
         name = config.memory.summarizer_model or ("fast" if "fast" in config.models else None)

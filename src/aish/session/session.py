@@ -18,6 +18,7 @@ session needs later is imported when it is first needed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from aish.agent.events import UsageRecorded
     from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
     from aish.agent.second_opinion import SecondOpinion
+    from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
     from aish.config import ConfigScope, LoadedConfig
     from aish.config.schema import AishConfig
@@ -94,6 +96,9 @@ class Session:
         self.spending: SessionSpending | None = None
         # Made from the config when first needed (`aish ask` needs neither).
         self._policy: gate.Policy | None = None
+        # `[a]lways` answers for this session (in memory only); None: no `[a]lways` is offered
+        # (`aish ask`, `aish goal`). The REPL sets it.
+        self.approvals: SessionApprovals | None = None
         self._second_opinion: SecondOpinion | None = None
 
     # ---- parts ---------------------------------------------------------------------------------
@@ -149,8 +154,8 @@ class Session:
         if self._policy is None:
             from aish.agent import gate
 
-            self._policy = gate.Policy.from_config(
-                self.config, "interactive", outbound=self.outbound
+            self._policy = self._approving(
+                gate.Policy.from_config(self.config, "interactive", outbound=self.outbound)
             )
         return self._policy
 
@@ -316,7 +321,18 @@ class Session:
             return None
         from aish.agent.project import DirectoryPolicies
 
-        return DirectoryPolicies(self.scope, mode, cwd, yes_safe=yes_safe, outbound=self.outbound)
+        policies = DirectoryPolicies(
+            self.scope, mode, cwd, yes_safe=yes_safe, outbound=self.outbound
+        )
+        if self.approvals is None:
+            return policies
+        return lambda action: self._approving(policies(action))
+
+    def _approving(self, policy: gate.Policy) -> gate.Policy:
+        """`policy` with this session's `[a]lways` approvals (when it keeps any)."""
+        if self.approvals is None:
+            return policy
+        return dataclasses.replace(policy, approvals=self.approvals)
 
     # ---- what runs -----------------------------------------------------------------------------
 
@@ -392,8 +408,10 @@ class Session:
             run_authorized,
             cwd,
             self.log,
-            gate.Policy.from_config(
-                config, mode, yes_safe=yes_safe, sandboxed=sandboxed, outbound=self.outbound
+            self._approving(
+                gate.Policy.from_config(
+                    config, mode, yes_safe=yes_safe, sandboxed=sandboxed, outbound=self.outbound
+                )
             ),
             NorrisBounds.from_config(
                 config.norris,
@@ -441,7 +459,8 @@ class Session:
 
 
 def _config_scope(load: Callable[[str | None], LoadedConfig], store: Store | None) -> ConfigScope:
-    from aish.config.project_scope import ConfigScope, home_directory
+    from aish.config.paths import home_directory
+    from aish.config.project_scope import ConfigScope
     from aish.session.trust import trust_lookup, trust_on_demand
 
     lookup = trust_lookup(store) if store is not None else trust_on_demand

@@ -46,7 +46,9 @@ _A = TypeVar("_A", bound=str)
 _ANSWER_KEYS: dict[str, Answer] = {"y": "yes", "e": "edit", "n": "no", "d": "describe"}
 _APPLY_KEYS = {"a": "apply", "n": "no"}
 
-_CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe{view} "
+_CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe{view}{always} "
+# What `[a]lways` would allow is said before it is chosen: only that prefix, only this session.
+_ALWAYS = " / [a]lways: allow `{prefix}` for this session"
 # With secret placeholders in the command: [v]iew shows it with the values it would run with.
 _VIEW = " / [v]iew"
 
@@ -207,7 +209,13 @@ class ChatView:
         keys: dict[str, Answer | Literal["view"]] = dict(_ANSWER_KEYS)
         if revealed != command:
             keys["v"] = "view"
-        question = _CONFIRM.format(command=visible(command), view=_VIEW if "v" in keys else "")
+        if verdict.always:
+            keys["a"] = "always"
+        question = _CONFIRM.format(
+            command=visible(command),
+            always=_ALWAYS.format(prefix=visible(verdict.always)) if verdict.always else "",
+            view=_VIEW if "v" in keys else "",
+        )
         while True:
             answer = await self.ask_key(question, keys)
             if answer != "view":

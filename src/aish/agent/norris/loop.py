@@ -455,6 +455,13 @@ class NorrisRun:
                     f"[{authorization.verdict.level}] {reasons}".rstrip(),
                     pending=text,
                 )
+            if outcome == "denied":  # the user's policy: the model is told, nobody asked
+                said = denied_line(text, authorization.verdict.reasons)
+                self.frontend.render(Status(said))
+                self._dead_ends.add(key)
+                self._tell(proposal, f"[aish] {said}")
+                self._not_run(rest, "after the denied action")
+                return "skipped"
             if not authorization.run:  # skipped
                 self.frontend.render(Status(f"skipped: {text}"))
                 self._dead_ends.add(key)
@@ -618,3 +625,9 @@ class NorrisRun:
 
 def _finite(seconds: float) -> float | None:
     return None if seconds == float("inf") else max(seconds, 0.0)
+
+
+def denied_line(action: str, reasons: tuple[str, ...]) -> str:
+    """What the user and the model are told when the user's policy refuses an action."""
+    why = reasons[0] if reasons else "denied by your rules"
+    return f"action denied by the user's policy, not run: {action} ({why})"

@@ -14,12 +14,14 @@ help that one command).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from aish.agent import gate
+from aish.agent.permission_rules import user_rules_of
 
 if TYPE_CHECKING:
     from aish.agent.outbound import Outbound
@@ -54,8 +56,13 @@ class DirectoryPolicies:
     def __call__(self, action: gate.Action) -> gate.Policy:
         if isinstance(action, gate.ProposedCommand) and may_change_directory(action.command):
             loaded = self.scope.outside_projects()
-        else:
-            loaded = self.scope.loaded_for(self.cwd())
+            policy = gate.Policy.from_config(
+                loaded.config, self.mode, yes_safe=self.yes_safe, outbound=self.outbound
+            )
+            # What the project denies or asks about still holds: leaving it loosens nothing.
+            here = user_rules_of(self.scope.loaded_for(self.cwd()).config.safety)
+            return dataclasses.replace(policy, user_rules=policy.user_rules.tightened_by(here))
+        loaded = self.scope.loaded_for(self.cwd())
         return gate.Policy.from_config(
             loaded.config, self.mode, yes_safe=self.yes_safe, outbound=self.outbound
         )

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from aish.safety.bash.command_walk import COMMAND_OUTPUT, Arg, Invocation, Stdin
+from aish.safety.bash.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg, Invocation, Stdin
 from aish.safety.bash.live_shell import Lookup
 from aish.safety.bash.options import split_args
 from aish.safety.reasons import Via, destructive, located, unknown
@@ -51,6 +51,9 @@ class Judge(Protocol):
         via: Via,
         lookup: Lookup = "shell",
     ) -> Verdict: ...
+
+    def unreadable(self) -> None:
+        """Part of what the line runs cannot be read: it may run anything."""
 
 
 def shell(
@@ -97,7 +100,16 @@ def _code(
     if is_placeholder(code):
         # `xargs -I{} sh -c {}`, `find -exec sh -c {}`: the code is each input name.
         return destructive(f"{program} runs each input as a command", step[:-1])
-    return judge.text(code, depth + 1, step, stdin)
+    return worst([judge.text(code, depth + 1, step, stdin), built_from_data(judge, code, step)])
+
+
+def built_from_data(judge: Judge, code: str, via: Via) -> Verdict:
+    """Code that holds a value expanded before it is parsed (`bash -c "echo $x"`): the value
+    is parsed as code too, so `x='; rm -rf ~'` runs rm. At least unknown, and unreadable."""
+    if DYNAMIC_VALUE not in code and COMMAND_OUTPUT not in code:
+        return SAFE
+    judge.unreadable()
+    return unknown("the code holds a value expanded before it runs: the value runs as code", via)
 
 
 def is_placeholder(code: str) -> bool:
@@ -201,7 +213,8 @@ def eval_code(judge: Judge, args: Sequence[Arg], depth: int, via: Via) -> Verdic
         if any(_DOWNLOADERS.search(a.text) for a in args):
             return destructive("eval runs code downloaded from the network (like curl | sh)", via)
         return unknown("eval runs code produced by a command", via)
-    return judge.text(code, depth + 1, (*via, "eval"))
+    step = (*via, "eval")
+    return worst([judge.text(code, depth + 1, step), built_from_data(judge, code, step)])
 
 
 def source(

@@ -17,6 +17,7 @@ from aish.safety.bash.getopt_words import abbreviates, read_options, scripts_giv
 from aish.safety.bash.options import ArgView
 from aish.safety.reasons import destructive, unknown
 from aish.safety.rules.awk_program import awk_program_verdict
+from aish.safety.rules.editor_scripts import EDITORS, check_editor
 from aish.safety.rules.read_only import WGET_WRITES
 from aish.safety.rules.types import NOWHERE
 from aish.safety.sql.checks import SQL_CHECKS
@@ -132,6 +133,12 @@ _AWK_VALUES = "FfveEilWZ"
 _AWK_LONG_VALUES = (
     "--field-separator", "--file", "--assign", "--source", "--exec", "--include", "--load",
 )  # fmt: skip
+
+
+def awk_programs(view: ArgView) -> list[str | None]:
+    """The awk program texts given (`-e`/`--source`, or the first operand)."""
+    found = read_options(view.words, _AWK_VALUES, _AWK_LONG_VALUES, optional="dDLop")
+    return scripts_given(found, lambda name: name == "-e" or abbreviates(name, "--source"))
 
 
 def check_awk(program: str, view: ArgView) -> Verdict | None:
@@ -341,4 +348,5 @@ CONTENT_CHECKS: dict[str, Check] = {
     "curl": check_curl,
     "aws": check_aws,
     "dmesg": check_dmesg,
+    **{name: check_editor for name in EDITORS},
 }

@@ -98,6 +98,10 @@ DESTRUCTIVE_RULES: tuple[R, ...] = (
       operand=_SYSTEM_DIRS),
     R(("chmod", "chown", "chgrp"), "changes permissions of system files or ~/.ssh",
       operand=_SYSTEM_FILES),
+    # A list made at run time (`$(find …)`, backticks, find's `{}`): a bulk change whose old
+    # modes are nowhere recorded.
+    R(("chmod", "chown", "chgrp"), "changes permissions of files listed at run time",
+      operand=r"^(\$\(|`|\{\}$)"),
     R(("setfacl",), "recursive or removing ACL change",
       options=("-R", "--recursive", "-b", "-k")),
     # ---- disks and filesystems

@@ -29,6 +29,12 @@ def describe_rules(user_rules: UserRules | None = None) -> list[str]:
         f"safe         {p}  (your rule, safety.allow; never over a destructive rule)"
         for p in rules.allow
     ]
+    # The permission policy's other rules decide without changing a verdict.
+    lines += [
+        f"{rule.decision:<12} {rule.label}{f'  ({rule.reason})' if rule.reason else ''}"
+        for rule in rules.policy()
+        if rule.name != "safety.allow"
+    ]
     lines += [f"read-only    {_describe_read_only(entry)}" for entry in READ_ONLY_RULES]
     lines.append(
         "unknown      everything else: parse errors, computed command names, programs "

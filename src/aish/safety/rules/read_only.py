@@ -70,6 +70,11 @@ _KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--lo
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
 _TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
+_X509_PRINTS = _options(
+    "-noout -text -in -inform -subject -issuer -dates -startdate -enddate -serial -fingerprint "
+    "-sha1 -sha256 -md5 -hash -subject_hash -issuer_hash -email -purpose -modulus -pubkey "
+    "-ocspid -ocsp_uri -nameopt -certopt -ext -checkend -alias"
+)
 _DPKG_QUERIES = _options(
     "-l --list -L --listfiles -S --search -s --status -p --print-avail --get-selections"
 )
@@ -165,6 +170,11 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # ---- compressors only when they write to stdout, list or test
     RO(_COMPRESSORS, require=_TO_STDOUT,
        deny=("-o", "--output*", "--rm", "--output-dir*", "--trace*")),
+    # With no file operand they filter stdin to stdout (`gunzip < f.gz`): unless told to
+    # read the names of files to work on in place (`--files`, `--filelist`) or recurse.
+    RO(_COMPRESSORS, max_operands=0,
+       deny=_options("-o --output* --rm --output-dir* --trace* --files* --filelist* -r "
+                     "--recursive --train*")),
     RO(("lz4",), require=("-c", "--stdout", "-t", "--test", "--list"), deny=("-o", "--rm")),
     RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z"), deny=("-T",)),
     RO(("7z", "7za"), sub=("l|t",)),
@@ -190,9 +200,19 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("git",), sub=("config", "*.*"), max_operands=0, deny=_GIT_DENY + _CONFIG_WRITES),
     RO(("git",), sub=("clean",), require=("-n", "--dry-run"), deny=_GIT_DENY),
     RO(("git",), sub=("worktree|submodule", "list|status"), deny=_GIT_DENY),
+    # With one operand it reads the ref; a second sets it, -d deletes it.
+    RO(("git",), sub=("symbolic-ref",), max_operands=1,
+       deny=(*_GIT_DENY, "-d", "--delete", "-m")),
     RO(("rsync",), require=("-n", "--dry-run"),
        deny=_options("--log-file* --write-batch* --only-write-batch* -e --rsh* --rsync-path* "
                      "-M --remote-option* --daemon")),
+    # ---- keys and certificates: printing them, with nothing that writes, signs or loads code
+    # (-out, -CAcreateserial, -writerand, -engine, -provider …: none is on the list).
+    # A URI for -in (`http://…`, a provider's `scheme:`) fetches or loads instead of reading.
+    RO(("openssl",), sub=("x509",), require=("-noout",), allow_options=_X509_PRINTS,
+       deny_operand=r"^[A-Za-z][A-Za-z0-9+.-]*:"),
+    # -l prints a key's fingerprint; without it ssh-keygen makes, converts or edits keys.
+    RO(("ssh-keygen",), require=("-l",), allow_options=_options("-l -f -lf -E -v -lv -lvf")),
     # ---- services, containers, clusters: status and listings
     RO(("systemctl",), max_operands=0),
     RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),

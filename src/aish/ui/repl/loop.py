@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aish.agent import gate
 from aish.agent.routing import KnownCommands, paths_under, route_line
+from aish.agent.session_approvals import SessionApprovals
 from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation
 from aish.run.record import record_run
@@ -67,6 +68,9 @@ class Repl:
         self.session = session
         loaded = session.loaded
         session.conversation  # noqa: B018  (its system prompt is decided as the REPL starts)
+        # `[a]lways` answers: this session's only, in memory (never in a file); only a person
+        # at this prompt is offered them.
+        session.approvals = SessionApprovals()
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
         # What the gate judges chat commands against: the user's shell as it is at that moment.
@@ -412,7 +416,7 @@ class Repl:
             return
         if followed is None:
             return
-        from aish.config.project_scope import home_directory
+        from aish.config.paths import home_directory
         from aish.ui.project_review import change_lines
 
         before, loaded = followed

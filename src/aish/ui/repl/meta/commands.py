@@ -167,7 +167,7 @@ async def _tokens(repl: ReplContext, args: str) -> None:
         repl.say("token counts are not available here")
 
 
-_SAFETY_USAGE = "usage: :safety check <command>  or  :safety rules"
+_SAFETY_USAGE = "usage: :safety check <command>, :safety why <command>  or  :safety rules"
 
 
 async def _safety(repl: ReplContext, args: str) -> None:
@@ -181,6 +181,17 @@ async def _safety(repl: ReplContext, args: str) -> None:
         lines = [f"{verdict.level} (nothing was run)"]
         lines += [f"  - {visible(reason)}" for reason in verdict.reasons]
         repl.say("\n".join(lines))
+    elif verb == "why" and text.strip():
+        from aish.safety.rules.policy import rule_on
+
+        ruling = rule_on(text.strip(), rules)
+        lines = [
+            f"{ruling.decision} in Norris, decided by {ruling.rule} (nothing was run)",
+            f"  verdict: {ruling.verdict.level}",
+        ]
+        lines += [f"  - {reason}" for reason in ((ruling.why,) if ruling.why else ())]
+        lines += [f"  - {reason}" for reason in ruling.verdict.reasons]
+        repl.say("\n".join(visible(line) for line in lines))
     elif verb == "rules" and not text.strip():
         repl.say("\n".join(visible(line) for line in describe_rules(rules)) or "no rules")
     else:
@@ -367,7 +378,7 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand(
             "safety",
-            "safety check|rules",
+            "safety check|why|rules",
             "judge a command without running it, or list the rules",
             _safety,
             paged=True,

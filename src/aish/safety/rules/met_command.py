@@ -1,0 +1,58 @@
+"""A simple command as the permission policy reads it, built while the classifier walks a line.
+
+The classifier meets every simple command after unwrapping; this turns one into the words a
+policy pattern is matched against (`command_pattern.SimpleCommand`): the program's name as the
+tables know it, each word after quote removal or None where it is computed, and the other
+spellings a tightening rule must also see (git's global options dropped, a program run by its
+path as its name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aish.safety.bash.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg
+from aish.safety.bash.value_options import GLOBAL_FLAGS, VALUE_OPTIONS
+from aish.safety.reasons import Via
+from aish.safety.rules.command_pattern import SimpleCommand
+
+__all__ = ["simple_command"]
+
+
+def simple_command(program: str | None, name: Arg, args: Sequence[Arg], via: Via) -> SimpleCommand:
+    """`program`: the name as the tables know it (None: a path or a computed name). Names a
+    wrapper takes from input (`xargs`, `find -exec … {}`) count as computed."""
+    fed = bool(via) and via[-1].startswith(("xargs", "find -", "parallel"))
+    words = (program or _literal(name), *(_literal(a, fed) for a in args))
+    spellings: tuple[tuple[str | None, ...], ...] = ()
+    if program in GLOBAL_FLAGS:
+        own = _after_global_options(program, words[1:])
+        if own is not None:
+            spellings = ((program, *own),)
+    elif program is None and words[0] is not None and "/" in words[0]:
+        # `~/bin/git push`, `./git push`: a deny on `git push` must not be dodged by a path.
+        spellings = ((words[0].rpartition("/")[2], *words[1:]),)
+    open_ended = bool(via) and via[-1].startswith(("xargs", "parallel"))
+    return SimpleCommand(words, spellings, open_ended, via)
+
+
+def _literal(word: Arg, fed: bool = False) -> str | None:
+    value = word.value
+    if value is None or DYNAMIC_VALUE in value or COMMAND_OUTPUT in value:
+        return None
+    if fed and "{}" in value:
+        return None  # replaced by the names read at run time
+    return value
+
+
+def _after_global_options(
+    program: str, words: Sequence[str | None]
+) -> tuple[str | None, ...] | None:
+    """`-C dir push -f` as `push -f`: the words from the subcommand on (git's, docker's
+    global options dropped), or None when there were none to drop."""
+    values = VALUE_OPTIONS.get(program, frozenset())
+    index = 0
+    while index < len(words) and (words[index] or "").startswith("-"):
+        word = words[index] or ""
+        index += 2 if word in values else 1
+    return tuple(words[index:]) if index else None
