@@ -15,8 +15,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from aish.completion_words import completion_line
 from aish.shell.completion_helper import CompletionHelper, SpecAnswer
-from aish.shell.completion_words import completion_line
 
 BASH = shutil.which("bash") or "/bin/bash"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aish.shell.completion_words import completion_line
+from aish.completion_words import completion_line
 
 
 @pytest.mark.parametrize(

@@ -28,8 +28,19 @@ if TYPE_CHECKING:
     from aish.run.authorized import Authorization
     from aish.run.undo import UndoRecorder
     from aish.shell.session import ShellSession
+    from aish.shell.state_report import ShellStateReport
 
-__all__ = ["Output", "StatusLines", "TypeAhead", "UserShell", "start_user_shell"]
+# `ShellSession` and `ShellStateReport` are named here for the REPL, which holds the user's shell
+# and reads its state report (for typing only) but does not import the shell room itself.
+__all__ = [
+    "Output",
+    "ShellSession",
+    "ShellStateReport",
+    "StatusLines",
+    "TypeAhead",
+    "UserShell",
+    "start_user_shell",
+]
 
 AfterRun = Callable[["ShellSession"], None]
 """Told, once a command is recorded, which shell ran it (to refresh names, follow the cwd)."""

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aish.shell.completion_words import CompletionLine
+from aish.completion_words import CompletionLine
 from aish.shell.environment import DROPPED
 
 __all__ = ["CompletionHelper", "SpecAnswer"]

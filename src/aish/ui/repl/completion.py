@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Protocol
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from aish.shell.completion_words import CompletionLine, completion_line
+from aish.completion_words import CompletionLine, completion_line
 from aish.ui.repl.path_completion import escape_path, path_completions
 
 if TYPE_CHECKING:
-    from aish.shell.completion_helper import SpecAnswer
+    from aish.run.live_shell import SpecAnswer
 
 __all__ = ["AishCompleter", "LiveShell"]
 

@@ -45,16 +45,15 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.run.live_shell import ReplLiveShell
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
+    from aish.run.user_shell import ShellSession, ShellStateReport
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.session import Session
     from aish.session.models import ModelChoice
     from aish.session.records import SessionInfo, Store, UsageTotals
-    from aish.shell.session import ShellSession
-    from aish.shell.state_report import ShellStateReport
-    from aish.ui.repl.live_shell import ReplLiveShell
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -537,13 +536,13 @@ class Repl:
         from prompt_toolkit.search import accept_search
 
         from aish.config.paths import state_dir
+        from aish.run.live_shell import ReplLiveShell
         from aish.ui.repl.completion import AishCompleter
         from aish.ui.repl.continuation import (
             continuation_bindings,
             continuation_prompt,
             tab_display,
         )
-        from aish.ui.repl.live_shell import ReplLiveShell
 
         keys = KeyBindings()
 

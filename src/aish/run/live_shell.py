@@ -1,5 +1,5 @@
-"""The user's live shell as completion sees it (`completion.LiveShell`): its cwd, the names it
-runs, its variables and its programmable completion, each asked within a bound.
+"""The user's live shell as completion sees it (`ui.repl.completion.LiveShell`): its cwd, the
+names it runs, its variables and its programmable completion, each asked within a bound.
 
 Variables and programmable completion come from a helper bash (`shell.completion_helper`) that
 is started on the first Tab that needs it and brought to the live shell's cwd and exported
@@ -17,11 +17,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from aish.completion_words import CompletionLine
     from aish.shell.completion_helper import CompletionHelper, SpecAnswer
-    from aish.shell.completion_words import CompletionLine
     from aish.shell.session import ShellSession
 
-__all__ = ["ReplLiveShell"]
+# `SpecAnswer` is named here for completion, which types what the helper answers.
+__all__ = ["ReplLiveShell", "SpecAnswer"]
 
 
 class ReplLiveShell:
