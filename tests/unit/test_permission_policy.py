@@ -236,3 +236,20 @@ def test_examples_that_hold_and_examples_that_fail() -> None:
         "safety.rule[3] (deny `git push`): example `git push -f` should not match but does",
         "safety.rule[3] (deny `git push`): example `git $x` should not match but may",
     ]
+
+
+@pytest.mark.parametrize(
+    "command", ["git p origin", "git -C ../x p", "sudo git pu", "git lfs push"]
+)
+def test_a_git_word_that_may_be_an_alias_asks_under_a_git_deny(command: str) -> None:
+    # `alias.p = push` in a repository's config is not on the line: `p` may be push. git never
+    # lets an alias shadow its own commands, so only words that are not git's may be one.
+    ruling = rule_on(command, DENY_PUSH)
+    assert (ruling.decision, ruling.rule) == ("ask", "safety.deny `git push`"), command
+
+
+def test_gits_own_commands_are_not_read_as_aliases() -> None:
+    for command in ("git status", "git log -1", "git -C x diff", "git stash list"):
+        assert rule_on(command, DENY_PUSH).rule != "safety.deny `git push`", command
+    # An allow rule never reads a word as something else: `git p` is only `git p` to it.
+    assert rule_on("git p", UserRules(allow=("git push",))).rule != "safety.allow `git push`"

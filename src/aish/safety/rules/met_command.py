@@ -4,7 +4,7 @@ The classifier meets every simple command after unwrapping; this turns one into 
 policy pattern is matched against (`command_pattern.SimpleCommand`): the program's name as the
 tables know it, each word after quote removal or None where it is computed, and the other
 spellings a tightening rule must also see (git's global options dropped, a program run by its
-path as its name).
+path as its name, a git subcommand that may be an alias).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from aish.safety.bash.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE, Arg
 from aish.safety.bash.value_options import GLOBAL_FLAGS, VALUE_OPTIONS
 from aish.safety.reasons import Via
 from aish.safety.rules.command_pattern import SimpleCommand
+from aish.safety.rules.git_builtins import GIT_BUILTINS
 
 __all__ = ["simple_command"]
 
@@ -29,6 +30,8 @@ def simple_command(program: str | None, name: Arg, args: Sequence[Arg], via: Via
         own = _after_global_options(program, words[1:])
         if own is not None:
             spellings = ((program, *own),)
+        if program == "git":
+            spellings += _git_alias_spelling(own if own is not None else tuple(words[1:]))
     elif program is None and words[0] is not None and "/" in words[0]:
         # `~/bin/git push`, `./git push`: a deny on `git push` must not be dodged by a path.
         spellings = ((words[0].rpartition("/")[2], *words[1:]),)
@@ -43,6 +46,15 @@ def _literal(word: Arg, fed: bool = False) -> str | None:
     if fed and "{}" in value:
         return None  # replaced by the names read at run time
     return value
+
+
+def _git_alias_spelling(rest: Sequence[str | None]) -> tuple[tuple[str | None, ...], ...]:
+    """`git p origin` where `p` is not git's own command: `p` may be an alias (`alias.p =
+    push`, from config the line does not show), so a tightening rule reads it as a computed
+    subcommand — a deny on `git push` then asks instead of letting `git p` pass."""
+    if rest and rest[0] is not None and rest[0] not in GIT_BUILTINS:
+        return (("git", None, *rest[1:]),)
+    return ()
 
 
 def _after_global_options(
