@@ -267,7 +267,9 @@ def probe(spec: dict[str, Any], report: dict[str, Any]) -> int:
         checks["tree_writable"] = False
     checks["outside_read_only"] = bool(os.statvfs("/").f_flag & os.ST_RDONLY)
     checks["pid"] = os.getpid()
-    print(json.dumps(checks), flush=True)
+    # The probe's answer to its parent (namespaces.sandbox_support): one JSON line on stdout.
+    sys.stdout.write(json.dumps(checks) + "\n")
+    sys.stdout.flush()
     return 0
 
 
