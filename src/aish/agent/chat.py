@@ -9,6 +9,9 @@ the gate ran without asking, stops the rest of the reply's proposals. The second
 never asked of a model that answered this turn (the routed model, or the fallback when it
 answered): without another judge the action is not cleared, so it asks (see `second_opinion`).
 
+Both go through the propose → authorize → run loop Norris shares (`agent.action_loop`); chat's
+reactions are `_CommandReactions` and `_ToolCallReactions` at the end of this module.
+
 The tool sub-loop: a reply that calls tools has each call judged by the gate (it asks unless
 the call is auto-approved and flagged by nothing), run by the frontend's tool executor, and
 answered with its result; then the model is asked again on the same prefix, until it answers
@@ -25,10 +28,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
+from aish.agent.action_loop import Next, carry_out
 from aish.agent.actions import capped, extract_commands
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.outbound import REQUEST_FAILURES, RequestFailure
+from aish.agent.proposals import Proposal, tool_call_proposals
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import (
     CANCELLED,
@@ -39,7 +44,6 @@ from aish.agent.toolbox import (
     ToolExecutor,
     ToolRound,
     offered,
-    prepare,
 )
 from aish.conversation.context import CALL_STOPPED, CommandRun, Conversation
 from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
@@ -156,28 +160,8 @@ class ChatTurn:
             self.frontend.render(Status(dropped))
             self.conversation.note(dropped)
             self.log("note", {"text": dropped})
-        for index, command in enumerate(outcome.commands):
-            self.frontend.render(CommandProposed(command))
-            authorization = await self._authorize(command)
-            if authorization.outcome == "cancel":
-                skipped = len(outcome.commands) - index
-                self.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
-                break
-            if not authorization.run:
-                self.frontend.render(Status(_not_run(command, authorization)))
-                continue
-            unasked = authorization.outcome == "auto"
-            if unasked:
-                self.frontend.render(
-                    Status(_RUNS_UNASKED.format(level=authorization.verdict.level))
-                )
-            run = await self.run_authorized(authorization)
-            outcome.ran.append(run)
-            rest = len(outcome.commands) - index - 1
-            if unasked and run.exit_status == _INTERRUPTED and rest:
-                # The user's Ctrl-C was their only chance to say no: it stops the rest too.
-                self.frontend.render(Status(f"interrupted: {rest} proposed command(s) not run"))
-                break
+        proposals = [Proposal.command(command) for command in outcome.commands]
+        await carry_out(proposals, _CommandReactions(self, outcome))
         return outcome
 
     async def _offer_diffs(self, text: str, cwd: str) -> bool:
@@ -214,8 +198,8 @@ class ChatTurn:
             log=self.log,
         )
 
-    async def _authorize(self, command: str | gate.ProposedToolCall) -> gate.Authorization:
-        action = gate.ProposedCommand(command) if isinstance(command, str) else command
+    async def authorize(self, action: gate.Action) -> gate.Authorization:
+        """The gate's answer about one of this turn's actions: the user is asked here."""
         return await gate.authorize(
             action,
             self._policy_for(action),
@@ -260,38 +244,10 @@ class ChatTurn:
     ) -> bool:
         """One reply's calls through the gate; False when the loop must stop here."""
         assert self.tools is not None
-        for call in calls:
-            if outcome.tool_calls >= self.max_tool_calls:
-                rest = answers.answer_rest(LIMIT.format(limit=self.max_tool_calls))
-                self.frontend.render(
-                    Status(
-                        f"tool-call limit reached ({self.max_tool_calls} calls this turn, "
-                        f"mcp.max_tool_calls): {rest} more not run"
-                    )
-                )
-                return False
-            outcome.tool_calls += 1
-            prepared = prepare(call, self.tools)
-            if isinstance(prepared, str):
-                answers.answer(call, prepared, is_error=True)
-                self.frontend.render(Status(f"not run: {call.name} ({prepared})"))
-                continue
-            authorization = await self._authorize(prepared.action)
-            if authorization.outcome == "cancel":
-                rest = answers.answer_rest(CANCELLED)
-                self.frontend.render(Status(f"cancelled: {rest} tool call(s) not run"))
-                outcome.cancelled = True
-                return False
-            if not authorization.run:
-                denied = authorization.outcome == "denied"
-                answers.answer(call, _not_run(call.name, authorization) if denied else DECLINED)
-                self.frontend.render(Status(_not_run(prepared.action.text, authorization)))
-                continue
-            if authorization.outcome == "auto":
-                level = authorization.verdict.level
-                self.frontend.render(Status(_TOOL_UNASKED.format(level=level, name=call.name)))
-            await answers.run_authorized(prepared, authorization)
-        return True
+        room = max(self.max_tool_calls - outcome.tool_calls, 0)
+        proposals = tool_call_proposals(calls, self.tools, room)
+        carried = await carry_out(proposals, _ToolCallReactions(self, outcome, answers))
+        return carried == "done"
 
     async def _judge(self, text: str, verdict: Verdict) -> Opinion | None:
         assert self.second_opinion is not None
@@ -317,6 +273,128 @@ class ChatTurn:
             text = f"(no description: {error})"
         self.log("description", {"command": command, "text": text})
         return text
+
+
+@dataclass
+class _CommandReactions:
+    """A chat turn's reactions to its `CMD:` lines: a declined or denied command is skipped and
+    the next one offered; a cancel leaves the rest unrun, and so does a Ctrl-C on a command that
+    ran without asking (the user's only chance to say no)."""
+
+    turn: ChatTurn
+    outcome: ChatOutcome
+
+    def unusable(self, proposal: Proposal, rest: Sequence[Proposal]) -> Next:
+        raise AssertionError("a CMD: line is always an action")
+
+    async def authorize(self, proposal: Proposal, action: gate.Action) -> gate.Authorization:
+        self.turn.frontend.render(CommandProposed(proposal.text))
+        return await self.turn.authorize(action)
+
+    def stopped(
+        self, proposal: Proposal, authorization: gate.Authorization, rest: Sequence[Proposal]
+    ) -> None:
+        skipped = len(rest) + 1
+        self.turn.frontend.render(Status(f"cancelled: {skipped} proposed command(s) not run"))
+
+    def not_run(
+        self, proposal: Proposal, authorization: gate.Authorization, rest: Sequence[Proposal]
+    ) -> Next:
+        self.turn.frontend.render(Status(_not_run(proposal.text, authorization)))
+        return "continue"
+
+    def unasked(self, proposal: Proposal, authorization: gate.Authorization) -> None:
+        level = authorization.verdict.level
+        self.turn.frontend.render(Status(_RUNS_UNASKED.format(level=level)))
+
+    async def run_authorized(self, proposal: Proposal, authorization: gate.Authorization) -> bool:
+        run = await self.turn.run_authorized(authorization)
+        self.outcome.ran.append(run)
+        return run.exit_status == 0
+
+    def ran(
+        self,
+        proposal: Proposal,
+        authorization: gate.Authorization,
+        succeeded: bool,
+        rest: Sequence[Proposal],
+    ) -> Next:
+        interrupted = self.outcome.ran[-1].exit_status == _INTERRUPTED
+        if authorization.outcome == "auto" and interrupted and rest:
+            said = f"interrupted: {len(rest)} proposed command(s) not run"
+            self.turn.frontend.render(Status(said))
+            return "stop"
+        return "continue"
+
+
+@dataclass
+class _ToolCallReactions:
+    """A chat turn's reactions to one reply's tool calls: each is answered whether it ran or
+    not; a declined or denied call is answered so and the next one offered; a cancel, or the
+    turn's limit, answers the rest unrun and ends the tool sub-loop."""
+
+    turn: ChatTurn
+    outcome: ChatOutcome
+    answers: ToolRound
+
+    def unusable(self, proposal: Proposal, rest: Sequence[Proposal]) -> Next:
+        assert proposal.call is not None
+        frontend = self.turn.frontend
+        if proposal.over_limit:
+            # The limit is the turn's, not this reply's share of it.
+            limit = self.turn.max_tool_calls
+            left = self.answers.answer_rest(LIMIT.format(limit=limit))
+            frontend.render(
+                Status(
+                    f"tool-call limit reached ({limit} calls this turn, "
+                    f"mcp.max_tool_calls): {left} more not run"
+                )
+            )
+            return "stop"
+        self.outcome.tool_calls += 1
+        self.answers.answer(proposal.call, proposal.error, is_error=True)
+        frontend.render(Status(f"not run: {proposal.call.name} ({proposal.error})"))
+        return "continue"
+
+    async def authorize(self, proposal: Proposal, action: gate.Action) -> gate.Authorization:
+        self.outcome.tool_calls += 1
+        return await self.turn.authorize(action)
+
+    def stopped(
+        self, proposal: Proposal, authorization: gate.Authorization, rest: Sequence[Proposal]
+    ) -> None:
+        left = self.answers.answer_rest(CANCELLED)
+        self.turn.frontend.render(Status(f"cancelled: {left} tool call(s) not run"))
+        self.outcome.cancelled = True
+
+    def not_run(
+        self, proposal: Proposal, authorization: gate.Authorization, rest: Sequence[Proposal]
+    ) -> Next:
+        assert proposal.call is not None
+        denied = authorization.outcome == "denied"
+        answer = _not_run(proposal.call.name, authorization) if denied else DECLINED
+        self.answers.answer(proposal.call, answer)
+        self.turn.frontend.render(Status(_not_run(proposal.text, authorization)))
+        return "continue"
+
+    def unasked(self, proposal: Proposal, authorization: gate.Authorization) -> None:
+        assert proposal.call is not None
+        level, name = authorization.verdict.level, proposal.call.name
+        self.turn.frontend.render(Status(_TOOL_UNASKED.format(level=level, name=name)))
+
+    async def run_authorized(self, proposal: Proposal, authorization: gate.Authorization) -> bool:
+        assert proposal.prepared is not None
+        result = await self.answers.run_authorized(proposal.prepared, authorization)
+        return not result.is_error
+
+    def ran(
+        self,
+        proposal: Proposal,
+        authorization: gate.Authorization,
+        succeeded: bool,
+        rest: Sequence[Proposal],
+    ) -> Next:
+        return "continue"
 
 
 def _through(policy: gate.Policy, outbound: Outbound) -> gate.Policy:

@@ -1,7 +1,8 @@
 """Norris: the model pursues a goal on its own, one step at a time, inside hard bounds.
 
 `loop` runs it (`NorrisRun`: each step one round trip, then the reply's actions through the
-gate); `actions` are the actions of one step in the order it dispatches them, `bounds` the
+gate); `dispatch` how a step reacts to what the gate and the executor did with its actions
+(through the loop chat shares, `aish.agent.action_loop`), `bounds` the
 limits of a run (`NorrisBounds`), `prompt` what a step tells the model, `models` which model
 executes the steps and which one plans them, and `preplanner` the one call that turns a goal
 into tasks. Callers outside this room import this face; it is lazy, so naming a bound or a

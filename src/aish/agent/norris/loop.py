@@ -24,7 +24,8 @@ and no GOAL line), `aborted` (the user), `stuck` (an action proposed again after
 or after it failed with nothing changed since), `tasks_complete` (every task done),
 `budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted` (headless:
 an action needed a person) or `failed` (the model could not be reached). After a failed command
-or a skip the rest of that reply is not run: the model re-plans from the result.
+or a skip the rest of that reply is not run: the model re-plans from the result. The actions go
+through the propose → authorize → run loop chat shares; Norris's reactions are in `dispatch`.
 
 Time spent waiting for the user at a HALT does not count against the wall clock, and a command
 the user approved gets the whole per-command timeout: the bound is for the agent, not the person.
@@ -38,7 +39,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
 from aish.agent.actions import GoalLine, capped, extract_commands, extract_goal
@@ -56,9 +57,10 @@ from aish.agent.events import (
     UsageRecorded,
 )
 from aish.agent.exchange import Exchange, TurnLog
-from aish.agent.norris.actions import Proposal, tool_call_proposals
 from aish.agent.norris.bounds import NorrisBounds
+from aish.agent.norris.dispatch import RunEnds, StepDispatch, StepOutcome
 from aish.agent.norris.prompt import INSTRUCTIONS, StepFacts, step_message
+from aish.agent.proposals import Proposal, tool_call_proposals
 from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation
@@ -102,20 +104,9 @@ class NorrisResult:
     pending_action: str | None = None
 
 
-# How a step's actions went: all ran and succeeded, the user skipped one, or one failed.
-_Outcome = Literal["ok", "skipped", "failed"]
-
 # The answer of a tool call whose step ended before its turn came (the run ended, or the model
 # said the goal is blocked).
 _STEP_ENDED = "[aish] not run: the step ended before this call ran"
-
-
-class _End(Exception):
-    """Ends the run from anywhere in a step."""
-
-    def __init__(self, status: NorrisStatus, reason: str, pending: str | None = None) -> None:
-        super().__init__(reason)
-        self.status, self.reason, self.pending = status, reason, pending
 
 
 @dataclass
@@ -222,11 +213,15 @@ class NorrisRun:
         self._waiting_s = 0.0  # at HALT prompts
         self._step = 0
         self._task = 0  # index into the plan's tasks
-        self._skips_in_a_row = 0
-        # Proposing one of these again means the run is stuck: actions the user skipped, and
-        # actions that failed (until something that may change things ran successfully).
-        self._dead_ends: set[str] = set()
-        self._failed: set[str] = set()
+        self._dispatch = StepDispatch(
+            self._spending,
+            self.bounds,
+            self._authorize,
+            self._run,
+            self._answers,
+            self._note,
+            lambda: self._step,
+        )
         self._exchange: Exchange | None = None  # this step's: who answered it
 
     async def run(self) -> NorrisResult:
@@ -289,22 +284,22 @@ class NorrisRun:
                     return "done", goal.detail or "the model says the goal is complete", None
                 if self.tasks and outcome != "failed":
                     self._task += 1
-        except _End as end:
+        except RunEnds as end:
             return end.status, end.reason, end.pending
 
     def _check_bounds(self) -> None:
         bounds = self.bounds
         if self.tasks and self._task >= len(self.tasks):
-            raise _End("tasks_complete", f"all {len(self.tasks)} planned tasks done")
+            raise RunEnds("tasks_complete", f"all {len(self.tasks)} planned tasks done")
         if self._step >= bounds.max_steps:
-            raise _End("budget_exhausted", f"step limit reached ({bounds.max_steps} steps)")
+            raise RunEnds("budget_exhausted", f"step limit reached ({bounds.max_steps} steps)")
         if self._remaining_s() <= 0:
-            raise _End("budget_exhausted", f"wall-clock limit reached ({bounds.wall_clock})")
+            raise RunEnds("budget_exhausted", f"wall-clock limit reached ({bounds.wall_clock})")
         if bounds.token_cap is not None and self._spending.tokens >= bounds.token_cap:
-            raise _End("budget_exhausted", f"token cap reached ({bounds.token_cap:,} tokens)")
+            raise RunEnds("budget_exhausted", f"token cap reached ({bounds.token_cap:,} tokens)")
         cost = self._spending.cost_usd
         if bounds.cost_cap_usd is not None and cost is not None and cost >= bounds.cost_cap_usd:
-            raise _End("budget_exhausted", f"cost cap reached (${bounds.cost_cap_usd:g})")
+            raise RunEnds("budget_exhausted", f"cost cap reached (${bounds.cost_cap_usd:g})")
 
     def _remaining_s(self) -> float:
         if self.bounds.wall_clock_s is None:
@@ -317,7 +312,7 @@ class NorrisRun:
 
     # ---- one step ----------------------------------------------------------------------------
 
-    async def _one_step(self) -> tuple[GoalLine | None, _Outcome]:
+    async def _one_step(self) -> tuple[GoalLine | None, StepOutcome]:
         self._step += 1
         facts = self._facts()
         self.frontend.render(
@@ -345,12 +340,12 @@ class NorrisRun:
                     newest, reply, cwd=cwd, logged={"text": text, "norris_step": self._step}
                 )
         except TimeoutError:
-            raise _End(
+            raise RunEnds(
                 "budget_exhausted",
                 f"wall-clock limit reached ({self.bounds.wall_clock}) while the model answered",
             ) from None
         if error is not None:
-            raise _End("failed", str(error))
+            raise RunEnds("failed", str(error))
         said = complete_lines(reply)
         goal = extract_goal(said)
         try:
@@ -361,10 +356,10 @@ class NorrisRun:
                 self.frontend.render(Status(dropped))
                 self._note(dropped)
             if not commands and goal is None and not reply.tool_calls:
-                raise _End("stalled", "the reply proposed no action and no GOAL line")
+                raise RunEnds("stalled", "the reply proposed no action and no GOAL line")
             proposals = [Proposal.command(command) for command in commands]
             proposals += self._tool_proposals()
-            return goal, await self._dispatch(proposals)
+            return goal, await self._dispatch.actions(proposals)
         finally:
             # However the step ended, every call of the reply has its answer.
             if self._answers is not None:
@@ -419,77 +414,6 @@ class NorrisRun:
         return StepFacts(
             self.goal, self._step, self.bounds.max_steps, tasks[index], index + 1, len(tasks)
         )
-
-    async def _dispatch(self, proposals: list[Proposal]) -> _Outcome:
-        for index, proposal in enumerate(proposals):
-            text, key = proposal.text, proposal.key
-            if proposal.over_limit:  # answered in its turn: the answers follow the calls' order
-                self._tell(proposal, proposal.error)
-                continue
-            if key in self._dead_ends or key in self._failed:
-                raise _End("stuck", f"proposed again after it failed or was skipped: {text}")
-            rest = proposals[index + 1 :]
-            if proposal.action is None:  # a tool call that cannot be made: the model's error
-                self._tell(proposal, proposal.error, is_error=True)
-                self.frontend.render(Status(f"not run: {text} ({proposal.error})"))
-                self._failed.add(key)
-                self._not_run(rest, "after the failure above")
-                return "failed"
-            authorization = await self._authorize(proposal.action)
-            outcome = authorization.outcome
-            if outcome == "abort":
-                raise _End("aborted", "aborted at the HALT prompt")
-            if outcome == "refused":
-                reasons = "; ".join(authorization.verdict.reasons)
-                self.frontend.render(
-                    Halt(
-                        self._step,
-                        self.bounds.max_steps,
-                        text,
-                        authorization.verdict.level,
-                        tuple(authorization.verdict.reasons),
-                    )
-                )
-                raise _End(
-                    "halted",
-                    f"[{authorization.verdict.level}] {reasons}".rstrip(),
-                    pending=text,
-                )
-            if outcome == "denied":  # the user's policy: the model is told, nobody asked
-                said = denied_line(text, authorization.verdict.reasons)
-                self.frontend.render(Status(said))
-                self._dead_ends.add(key)
-                self._tell(proposal, f"[aish] {said}")
-                self._not_run(rest, "after the denied action")
-                return "skipped"
-            if not authorization.run:  # skipped
-                self.frontend.render(Status(f"skipped: {text}"))
-                self._dead_ends.add(key)
-                self._tell(proposal, f"[aish] action skipped by user: {text}")
-                self._not_run(rest, "after the skipped action")
-                self._skips_in_a_row += 1
-                if self._skips_in_a_row >= self.bounds.skips_allowed:
-                    raise _End(
-                        "budget_exhausted",
-                        f"{self._skips_in_a_row} actions skipped in a row (norris.skip_budget)",
-                    )
-                return "skipped"
-            self._skips_in_a_row = 0
-            if proposal.prepared is not None:
-                assert self._answers is not None
-                failed = (
-                    await self._answers.run_authorized(proposal.prepared, authorization)
-                ).is_error
-            else:
-                failed = (await self._run(authorization)).exit_status != 0
-            if failed:
-                self._failed.add(key)
-                self._not_run(rest, "after the failure above")
-                return "failed"
-            if authorization.verdict.level != "safe":
-                # It may have changed something: trying a failed action again is no loop now.
-                self._failed.clear()
-        return "ok"
 
     def _policy_for(self, action: gate.Action) -> gate.Policy:
         if self.policy_source is None:
@@ -567,17 +491,6 @@ class NorrisRun:
         self.conversation.note(text)
         self.log("note", {"text": text})
 
-    def _tell(self, proposal: Proposal, text: str, *, is_error: bool = False) -> None:
-        """Tell the model about a proposal: a tool call's answer, else a note."""
-        if proposal.call is not None and self._answers is not None:
-            self._answers.answer(proposal.call, text, is_error=is_error)
-        else:
-            self._note(text)
-
-    def _not_run(self, rest: list[Proposal], why: str) -> None:
-        for proposal in rest:
-            self._tell(proposal, f"[aish] not run ({why}): {proposal.text}")
-
     # ---- the end -----------------------------------------------------------------------------
 
     def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
@@ -625,9 +538,3 @@ class NorrisRun:
 
 def _finite(seconds: float) -> float | None:
     return None if seconds == float("inf") else max(seconds, 0.0)
-
-
-def denied_line(action: str, reasons: tuple[str, ...]) -> str:
-    """What the user and the model are told when the user's policy refuses an action."""
-    why = reasons[0] if reasons else "denied by your rules"
-    return f"action denied by the user's policy, not run: {action} ({why})"

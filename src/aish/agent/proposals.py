@@ -1,10 +1,10 @@
-"""The actions of one Norris step, in the order the step dispatches them: the reply's `CMD:`
-lines, then its tool calls.
+"""The actions a reply proposes, in the order they are carried out: its `CMD:` lines, then its
+tool calls (chat carries out its tool calls in the tool sub-loop, before its `CMD:` lines).
 
 Each carries the key repeat detection compares (a command with its whitespace normalised; a
 tool call's `server__tool` with its arguments as canonical JSON), and what to do with it: an
 action for the gate, or — for a tool call that cannot be made (an unknown tool, arguments that
-are not a JSON object) or one over the step's limit — the answer the model gets instead.
+are not a JSON object) or one over the turn's or step's limit — the answer the model gets instead.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Proposal:
     call: ToolCall | None = None
     prepared: PreparedCall | None = None
     error: str = ""
-    # Over the per-step limit: answered with the limit, in its turn, without running.
+    # Over the turn's or step's limit: answered with the limit, in its turn, without running.
     over_limit: bool = False
 
     @classmethod
