@@ -40,7 +40,7 @@ async def test_the_executor_refuses_unstamped_actions(repl: Repl) -> None:
         with pytest.raises(gate.Unauthorized):
             await repl.run_authorized(forged)  # type: ignore[arg-type]
     # Refused before the shell was asked for: none was ever started.
-    assert repl._shell_task is None
+    assert not repl._commands.starting
 
 
 async def test_the_executor_refuses_tool_calls(repl: Repl) -> None:
@@ -49,4 +49,4 @@ async def test_the_executor_refuses_tool_calls(repl: Repl) -> None:
     assert granted.run
     with pytest.raises(gate.Unauthorized, match="not a shell command"):
         await repl.run_authorized(granted)
-    assert repl._shell_task is None
+    assert not repl._commands.starting

@@ -6,7 +6,12 @@ the gate did not issue, did not allow, or already ran is refused before the shel
 for). While a command runs the real terminal is relayed to the shell's PTY (`Terminal`); its
 output goes to the frontend's `Output` as it comes, and its capture becomes context for the
 model: every command that finished is recorded (`record`, the session's `record_run`), then the
-frontend hears of it (`after`). `start_user_shell` starts that shell.
+frontend hears of it (`after`).
+
+It also owns that shell's life: `start` starts it in the background (the prompt never waits for
+it), `started` is the shell when it is up (completion never waits), `cwd` where it is, and the
+names the user's rc files and commands defined (aliases, functions) are refreshed after each
+command (`names`), so they complete and route to the shell. `close` ends it with aish.
 
 What the frontend shows is its own: the status lines (`StatusLines`), the output and what it
 leaves on the screen (`Output`), the keys typed ahead (`TypeAhead`); they are handed in.
@@ -14,9 +19,11 @@ leaves on the screen (`Output`), the keys typed ahead (`TypeAhead`); they are ha
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.conversation.context import CommandRun
@@ -30,20 +37,10 @@ if TYPE_CHECKING:
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
 
-# `ShellSession` and `ShellStateReport` are named here for the REPL, which holds the user's shell
-# and reads its state report (for typing only) but does not import the shell room itself.
-__all__ = [
-    "Output",
-    "ShellSession",
-    "ShellStateReport",
-    "StatusLines",
-    "TypeAhead",
-    "UserShell",
-    "start_user_shell",
-]
+__all__ = ["Output", "StatusLines", "TypeAhead", "UserShell"]
 
-AfterRun = Callable[["ShellSession"], None]
-"""Told, once a command is recorded, which shell ran it (to refresh names, follow the cwd)."""
+AfterRun = Callable[[], None]
+"""Told once a command is recorded (the frontend follows the shell's cwd)."""
 
 
 class StatusLines(Protocol):
@@ -81,7 +78,6 @@ class UserShell:
 
     def __init__(
         self,
-        shell: Callable[[], Awaitable[ShellSession]],
         view: StatusLines,
         output: Output,
         keys: TypeAhead,
@@ -90,7 +86,10 @@ class UserShell:
         after: AfterRun,
         undo: UndoRecorder | None = None,
     ) -> None:
-        self._shell = shell
+        self._task: asyncio.Task[ShellSession] | None = None
+        self._names_task: asyncio.Task[None] | None = None
+        # Builtins, keywords, aliases and functions of the live shell (empty until it answers).
+        self.names: frozenset[str] = frozenset()
         # Snapshots what an approved command will touch, for `:undo` (None: undo is off).
         self.undo = undo
         self._view = view
@@ -100,6 +99,88 @@ class UserShell:
         self._record = record
         self._after = after
         self.last_status = 0
+
+    # ---- the shell's life ----------------------------------------------------------------------
+
+    def start(
+        self,
+        wanted: str | None,
+        cwd: str | None,
+        *,
+        on_notice: Callable[[str], None],
+        on_background_output: Callable[[bytes], None],
+    ) -> None:
+        """Start the user's shell in the background (commands wait for it, nothing else)."""
+
+        async def start() -> ShellSession:
+            shell = await start_user_shell(
+                wanted, cwd, on_notice=on_notice, on_background_output=on_background_output
+            )
+            # The rc file's aliases and functions complete and route before any command ran.
+            self._refresh_names(shell)
+            return shell
+
+        self._task = asyncio.create_task(start())
+
+    @property
+    def starting(self) -> bool:
+        """`start` was called (the shell may not be up yet)."""
+        return self._task is not None
+
+    def started(self) -> ShellSession | None:
+        """The shell if it is up; None while it starts, or when it could not."""
+        task = self._task
+        if task is not None and task.done() and not task.cancelled() and not task.exception():
+            return task.result()
+        return None
+
+    @property
+    def cwd(self) -> str:
+        """The shell's directory; aish's own until the shell is up."""
+        shell = self.started()
+        return shell.cwd if shell is not None else os.getcwd()
+
+    async def state_report(self) -> ShellStateReport:
+        """The live shell's aliases, functions, PATH … as the gate reads them."""
+        return await (await self._shell()).state_report()
+
+    async def exported_environment(self) -> dict[str, str]:
+        """The variables the shell exports now (an activated virtualenv, an `export`)."""
+        return await (await self._shell()).exported_environment()
+
+    async def names_settled(self, timeout_s: float) -> None:
+        """Wait a little for a names refresh under way (a function the last command defined
+        should complete at once); never fails."""
+        pending = self._names_task
+        if pending is not None and not pending.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(pending), timeout_s)
+
+    async def close(self) -> None:
+        if self._task is None:
+            return
+        if not self._task.done():
+            self._task.cancel()
+        with contextlib.suppress(BaseException):
+            shell = await self._task
+            await shell.close()
+
+    async def _shell(self) -> ShellSession:
+        assert self._task is not None, "the user's shell was never started"
+        return await self._task
+
+    def _refresh_names(self, shell: ShellSession) -> None:
+        async def refresh() -> None:
+            # Aliases and functions defined by the user's commands route to the shell too.
+            with contextlib.suppress(Exception):
+                names = await shell.known_names()
+                self.names = frozenset(
+                    names.builtins | names.keywords | names.aliases | names.functions
+                )
+
+        self._names_task = asyncio.create_task(refresh())
+
+    # ---- running -----------------------------------------------------------------------------
 
     def use_context(self, context: ContextConfig) -> None:
         """A reloaded config's output limits, for the commands that run from now on."""
@@ -181,7 +262,8 @@ class UserShell:
             self._view.status(result.notice)
         self.last_status = result.exit_status
         self._record(run)
-        self._after(shell)
+        self._refresh_names(shell)
+        self._after()
         return run
 
 

@@ -25,7 +25,7 @@ from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation
 from aish.run.record import record_run
 from aish.run.undo import UndoRecorder
-from aish.run.user_shell import UserShell, start_user_shell
+from aish.run.user_shell import UserShell
 from aish.ui import type_ahead
 from aish.ui.chat_view import ChatView
 from aish.ui.render.visible_text import visible
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from aish.run.live_shell import ReplLiveShell
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
-    from aish.run.user_shell import ShellSession, ShellStateReport
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.session import Session
@@ -73,7 +72,6 @@ class Repl:
         # Norris mode: while on, each line for the model is a goal (see `norris_mode`).
         self._norris_on = False
         # What the gate judges chat commands against: the user's shell as it is at that moment.
-        self._user_shell_facts = ShellFactsSource(self._user_shell_state)
         self._view = ChatView(
             sys.stdout,
             color=_color(),
@@ -86,10 +84,8 @@ class Repl:
             say=lambda text: self._view.status(text),
             render=lambda event: self._view.render(event),
         )
-        self._shell_task: asyncio.Task[ShellSession] | None = None
         self._output = ShellOutput()
         self._commands = UserShell(
-            self._shell,
             self._view,
             self._output,
             type_ahead,
@@ -98,13 +94,12 @@ class Repl:
             self._after_command,
             UndoRecorder.from_config(loaded.config.undo),
         )
+        self._user_shell_facts = ShellFactsSource(self._commands.state_report)
         self._known: KnownCommands | None = None
-        self._extra_names: frozenset[str] = frozenset()
         self._quit = False
         self._current: asyncio.Task[None] | None = None
         self._notices_at_interrupt: int | None = None  # the view's count when Ctrl-C came
         self._start_cwd: str | None = None
-        self._names_task: asyncio.Task[None] | None = None
         self._known_task: asyncio.Future[KnownCommands] | None = None
         self._live_completion: ReplLiveShell | None = None
         self._prompt: PromptSession[str] | None = None
@@ -121,7 +116,12 @@ class Repl:
         # outside the line editor stops what is in flight — a reply, a wait for the shell —
         # and never ends aish.
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
-        self._shell_task = asyncio.create_task(self._start_shell())
+        self._commands.start(
+            self.session.loaded.config.ui.shell,
+            self._start_cwd,
+            on_notice=self._show_notice,
+            on_background_output=self._show_background,
+        )
         self.session.memory.prune()
         known_task = asyncio.ensure_future(asyncio.to_thread(KnownCommands.from_system))
         self._known_task = known_task
@@ -159,7 +159,7 @@ class Repl:
             await self._mcp.close()
             if self._live_completion is not None:
                 await self._live_completion.close()
-            await self._close_shell()
+            await self._commands.close()
         return exit_status
 
     async def _end_shell(self, line: str, *, typed: bool) -> int | None:
@@ -333,8 +333,7 @@ class Repl:
         """The user's shell's exported variables as they are now (an activated virtualenv, an
         `export` typed a minute ago), for the agent's shell; aish's own when it cannot say."""
         try:
-            shell = await self._shell()
-            return await shell.exported_environment()
+            return await self._commands.exported_environment()
         except Exception as error:  # a busy, dead or unanswering shell: say it, go on
             import logging
 
@@ -397,8 +396,7 @@ class Repl:
         """Every command the user's shell ran, for the model and the session log."""
         record_run(run, self.conversation, self._log)
 
-    def _after_command(self, shell: ShellSession) -> None:
-        self._names_task = asyncio.create_task(self._refresh_names(shell))
+    def _after_command(self) -> None:
         self._follow_project()
 
     def _follow_project(self) -> None:
@@ -426,67 +424,27 @@ class Repl:
         for line in [*change_lines(state, before, loaded.warnings, said, home), *notes]:
             self._view.status(line)
 
-    async def _start_shell(self) -> ShellSession:
-        shell = await start_user_shell(
-            self.session.loaded.config.ui.shell,
-            self._start_cwd,
-            on_notice=self._show_notice,
-            on_background_output=self._show_background,
-        )
-        # The rc file's aliases and functions complete and route before any command has run.
-        self._names_task = asyncio.create_task(self._refresh_names(shell))
-        return shell
-
-    def _started_shell(self) -> ShellSession | None:
-        """The user's shell if it is up (completion never waits for it to start)."""
-        task = self._shell_task
-        if task is not None and task.done() and not task.cancelled() and not task.exception():
-            return task.result()
-        return None
-
     async def _completion_names(self) -> frozenset[str]:
         """Every command name for completion: PATH's and the shell's aliases and functions
         (waiting a little for a refresh under way, so a function defined by the last command
         completes at once)."""
-        for pending in (self._known_task, self._names_task):
-            if pending is not None and not pending.done():
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.shield(pending), 2.0)
+        pending = self._known_task
+        if pending is not None and not pending.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(pending), 2.0)
+        await self._commands.names_settled(2.0)
         known = self._known_task
         names = (
             known.result() if known is not None and known.done() and not known.exception() else None
         )
-        return (names.names if names is not None else frozenset()) | self._extra_names
-
-    async def _shell(self) -> ShellSession:
-        assert self._shell_task is not None
-        return await self._shell_task
-
-    async def _user_shell_state(self) -> ShellStateReport:
-        return await (await self._shell()).state_report()
-
-    async def _refresh_names(self, shell: ShellSession) -> None:
-        # Aliases and functions defined by the user's commands route to the shell too.
-        with contextlib.suppress(Exception):
-            names = await shell.known_names()
-            self._extra_names = frozenset(
-                names.builtins | names.keywords | names.aliases | names.functions
-            )
+        return (names.names if names is not None else frozenset()) | self._commands.names
 
     def _known_with_shell(self) -> KnownCommands:
         assert self._known is not None
-        if not self._extra_names <= self._known.names:
-            self._known = KnownCommands(self._known.names | self._extra_names)
+        names = self._commands.names
+        if not names <= self._known.names:
+            self._known = KnownCommands(self._known.names | names)
         return self._known
-
-    async def _close_shell(self) -> None:
-        if self._shell_task is None:
-            return
-        if not self._shell_task.done():
-            self._shell_task.cancel()
-        with contextlib.suppress(BaseException):
-            shell = await self._shell_task
-            await shell.close()
 
     # ---- MCP servers (`:mcp`) ---------------------------------------------------------------
 
@@ -571,7 +529,7 @@ class Repl:
 
         vi = self.session.loaded.config.ui.edit_mode == "vi"
         live = ReplLiveShell(
-            self._started_shell,
+            self._commands.started,
             self.shell_cwd,
             self._completion_names,
             shell_choice=self.session.loaded.config.ui.shell,
@@ -652,7 +610,7 @@ class Repl:
             if k == "command" and p.get("shell") != "agent"
         ]
         last_cwd = next((c for c in reversed(cwds) if c), self._info.cwd)
-        if self._shell_task is None and last_cwd and os.path.isdir(last_cwd):
+        if not self._commands.starting and last_cwd and os.path.isdir(last_cwd):
             self._start_cwd = last_cwd
         label = label or self._info.name or f"#{self._info.id}"
         told = _turns(self.conversation.exchange_count())
@@ -764,8 +722,7 @@ class Repl:
         )
 
     def shell_cwd(self) -> str:
-        shell = self._started_shell()
-        return shell.cwd if shell is not None else os.getcwd()
+        return self._commands.cwd
 
     def say(self, text: str) -> None:
         # Meta commands quote what files, servers and the store hold: escaped here as well,
