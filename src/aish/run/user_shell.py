@@ -85,7 +85,12 @@ class UserShell:
         record: Record,
         after: AfterRun,
         undo: UndoRecorder | None = None,
+        *,
+        terminal: tuple[int, int] | None = None,
     ) -> None:
+        # The (stdin, stdout) descriptors a running command is relayed between: the process's
+        # own unless the frontend's terminal is another (see `aish.ui.terminal_io`).
+        self._terminal = terminal
         self._task: asyncio.Task[ShellSession] | None = None
         self._names_task: asyncio.Task[None] | None = None
         # Builtins, keywords, aliases and functions of the live shell (empty until it answers).
@@ -165,6 +170,11 @@ class UserShell:
             shell = await self._task
             await shell.close()
 
+    def _fds(self) -> tuple[int, int]:
+        if self._terminal is not None:
+            return self._terminal
+        return sys.stdin.fileno(), sys.stdout.fileno()
+
     async def _shell(self) -> ShellSession:
         assert self._task is not None, "the user's shell was never started"
         return await self._task
@@ -198,7 +208,7 @@ class UserShell:
 
         shell = await self._shell()
         self._view.end_line()
-        async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
+        async with Terminal(*self._fds(), shell) as terminal:
             ended = await shell.run_exit(line, terminal=terminal, private=not typed)
         if ended is None:
             self.last_status = 1  # bash's status for a refused exit
@@ -244,7 +254,7 @@ class UserShell:
             # Keys typed while the reply streamed are for the prompt, not for the model's command.
             self._keys.queue_unread()
             typeahead = b""
-        async with Terminal(sys.stdin.fileno(), sys.stdout.fileno(), shell) as terminal:
+        async with Terminal(*self._fds(), shell) as terminal:
             result = await shell.run(
                 command,
                 terminal=terminal,

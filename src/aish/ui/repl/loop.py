@@ -14,7 +14,6 @@ import contextlib
 import os
 import re
 import signal
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
 from aish.ui.repl.prompt_line import prompt_text
 from aish.ui.repl.shell_output import ShellOutput, ignoring, no_echo
 from aish.ui.sandbox_review import SandboxReview
+from aish.ui.terminal_io import TerminalIO
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -62,8 +62,11 @@ class Repl:
     commands use; what the session is (conversation, policies, log, ledger, memory, model
     choice) is the `Session`'s, built by `aish` and handed in."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, terminal: TerminalIO | None = None) -> None:
         self.session = session
+        # Where it reads and writes: the real terminal unless it is given another (tests run
+        # REPL flows in-process with a pipe; prompts follow prompt_toolkit's app session).
+        self._io = terminal if terminal is not None else TerminalIO.real()
         loaded = session.loaded
         session.conversation  # noqa: B018  (its system prompt is decided as the REPL starts)
         # `[a]lways` answers: this session's only, in memory (never in a file); only a person
@@ -73,8 +76,8 @@ class Repl:
         self._norris_on = False
         # What the gate judges chat commands against: the user's shell as it is at that moment.
         self._view = ChatView(
-            sys.stdout,
-            color=_color(),
+            self._io.text,
+            color=_color(self._io),
             show_reasoning=_reasoning(loaded),
             outbound=session.outbound,
         )
@@ -84,7 +87,7 @@ class Repl:
             say=lambda text: self._view.status(text),
             render=lambda event: self._view.render(event),
         )
-        self._output = ShellOutput()
+        self._output = ShellOutput(self._io.write_raw)
         self._commands = UserShell(
             self._view,
             self._output,
@@ -93,6 +96,7 @@ class Repl:
             self._record_run,
             self._after_command,
             UndoRecorder.from_config(loaded.config.undo),
+            terminal=(self._io.stdin_fd, self._io.stdout_fd),
         )
         self._user_shell_facts = ShellFactsSource(self._commands.state_report)
         self._known: KnownCommands | None = None
@@ -243,7 +247,7 @@ class Repl:
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
-        with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
+        with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             await turn.ask(question, cwd=self.shell_cwd())
 
     # ---- Norris ------------------------------------------------------------------------------
@@ -264,7 +268,7 @@ class Repl:
         sandboxing, sandbox = await self._norris_sandbox()
         if not sandboxing:
             return
-        with no_echo(), ignoring(signal.SIGQUIT, signal.SIGTSTP):
+        with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             agent = await AgentShell.start(
                 self.shell_cwd(),
                 env=await self._users_environment(),
@@ -731,8 +735,8 @@ class Repl:
             self._listing.append(visible(text))
             return
         self._view.end_line()
-        sys.stdout.write(visible(text) + "\n")
-        sys.stdout.flush()
+        self._io.text.write(visible(text) + "\n")
+        self._io.text.flush()
 
     @contextlib.contextmanager
     def paged(self) -> Iterator[None]:
@@ -746,7 +750,7 @@ class Repl:
             text, self._listing = "\n".join(self._listing), None
             if text:
                 self._view.end_line()
-                if not page(text + "\n", sys.stdout):
+                if not page(text + "\n", self._io.text):
                     self.say(text)
 
     def quit(self) -> None:
@@ -758,8 +762,8 @@ class Repl:
         self.session.log(kind, payload)
 
 
-def _color() -> bool:
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+def _color(terminal: TerminalIO) -> bool:
+    return terminal.is_terminal() and not os.environ.get("NO_COLOR")
 
 
 def _reasoning(loaded: LoadedConfig) -> bool:

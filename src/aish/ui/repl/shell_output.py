@@ -12,20 +12,20 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import termios
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from aish.ui.render.clean_slate import OutputModes, clean_slate
 from aish.ui.render.line_start import TAIL_BYTES, at_line_start
 
-__all__ = ["ShellOutput", "ignoring", "no_echo", "write_raw"]
+__all__ = ["ShellOutput", "ignoring", "no_echo"]
 
 
 class ShellOutput:
     """A command's output on the terminal, and what aish undoes after it."""
 
-    def __init__(self) -> None:
+    def __init__(self, write_raw: Callable[[bytes], None]) -> None:
+        self._write_raw = write_raw  # the terminal's (`TerminalIO.write_raw`)
         self._output_ends_line = True
         self._output_tail = b""  # the end of the output shown, to tell where the cursor is
         self._output_since_clean = False  # program output since the terminal was cleaned
@@ -34,7 +34,7 @@ class ShellOutput:
     def write_output(self, data: bytes) -> None:
         """A command's (or a background job's) output, verbatim."""
         if data:
-            write_raw(data)
+            self._write_raw(data)
             self._modes.feed(data)
             self._output_tail = (self._output_tail + data)[-TAIL_BYTES:]
             self._output_ends_line = at_line_start(self._output_tail, self._output_ends_line)
@@ -47,7 +47,7 @@ class ShellOutput:
         full-screen program that left its screen leaves the cursor at a line start)."""
         if not self._output_since_clean:
             return
-        write_raw(
+        self._write_raw(
             clean_slate(
                 line_open=not self._output_ends_line,
                 alternate_screen=self._modes.alternate_screen,
@@ -62,11 +62,6 @@ class ShellOutput:
 # ---- the terminal around a streaming reply --------------------------------------------------
 
 
-def write_raw(data: bytes) -> None:
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
 @contextlib.contextmanager
 def ignoring(*signals: signal.Signals) -> Iterator[None]:
     before = [signal.signal(number, signal.SIG_IGN) for number in signals]
@@ -78,15 +73,15 @@ def ignoring(*signals: signal.Signals) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def no_echo() -> Iterator[None]:
-    """Keys typed while a reply streams must not scribble over it (Ctrl-C still works)."""
-    with _termios_flags(clear=termios.ECHO):
+def no_echo(fd: int) -> Iterator[None]:
+    """Keys typed while a reply streams must not scribble over it (Ctrl-C still works); `fd`
+    is the terminal's input (nothing changes when it is not a terminal)."""
+    with _termios_flags(fd, clear=termios.ECHO):
         yield
 
 
 @contextlib.contextmanager
-def _termios_flags(*, clear: int) -> Iterator[None]:
-    fd = sys.stdin.fileno()
+def _termios_flags(fd: int, *, clear: int) -> Iterator[None]:
     if not os.isatty(fd):
         yield
         return
