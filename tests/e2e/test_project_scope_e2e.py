@@ -75,10 +75,15 @@ def trusted_digest(home: Path, path: Path) -> str | None:
     return None if row is None else str(row[0])
 
 
-def trust_here(aish: AishTerminal, key: str = "y") -> str:
+def trust_here(aish: AishTerminal, key: str = "y", allow_key: str = "y") -> str:
+    """`:trust`, answering its question with `key` and, for a file with allow rules, the
+    second question (whether they apply) with `allow_key`."""
     aish.type_line(":trust")
     shown = aish.expect(r"\[y/N\]")
     aish.child.send(key)
+    if key == "y" and "allow" in shown:
+        shown += aish.expect(r"Also let its \d+ allow rules? run commands .*\[y/N\]")
+        aish.child.send(allow_key)
     return shown + aish.wait_prompt()
 
 

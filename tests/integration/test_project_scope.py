@@ -57,7 +57,8 @@ def work(xdg_home: Path) -> Path:
 
 
 def trust(store: Store, path: Path) -> None:
-    store.trust_project(path, digest_of(path.read_bytes()))
+    """Trusted as it is, with its allow rules (the user said yes to both questions)."""
+    store.trust_project(path, digest_of(path.read_bytes()), allows=True)
 
 
 class CountingLoader:

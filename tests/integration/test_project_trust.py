@@ -78,11 +78,12 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def trust_file(store: Store, path: Path) -> None:
-    """Trust the file as it is, as answering `y` to `:trust` does."""
+def trust_file(store: Store, path: Path, *, allows: bool = True) -> None:
+    """Trust the file as it is, as answering `y` to `:trust` does (and, with `allows`, `y` to
+    its second question: its allow rules apply too)."""
     review = review_file(store, path)
     assert isinstance(review, Review)
-    assert record_trust(store, review).changed
+    assert record_trust(store, review, allows=allows).changed
 
 
 def _load(cwd: Path, store: Store, **env: str) -> LoadedConfig:
@@ -244,15 +245,58 @@ def test_a_version_3_store_is_upgraded_keeping_its_data(tmp_path: Path) -> None:
         connection.execute("INSERT INTO sessions (started_at, last_at, activity) VALUES (1, 1, 1)")
     old.close()
     with Store.open(path) as store:
-        assert store.db.schema_version == len(MIGRATIONS) == 4
+        assert store.db.schema_version == len(MIGRATIONS) == 5
         assert store.get_session(1) is not None
         assert store.project_trust("/r/.aish.toml") is None
     connection = sqlite3.connect(path)
     try:
         with pytest.raises(sqlite3.IntegrityError):  # a digest is 64 hex digits
-            connection.execute("INSERT INTO project_trust VALUES ('/x', 'short', 0)")
+            connection.execute("INSERT INTO project_trust VALUES ('/x', 'short', 0, 0)")
     finally:
         connection.close()
+
+
+def test_a_trusted_project_only_tightens_unless_its_allow_rules_were_let_in(
+    repo: Path, store: Store
+) -> None:
+    path = _project(
+        repo,
+        '[safety]\nallow = ["make *"]\ndeny = ["git push"]\n'
+        '[[safety.rule]]\ndecision = "allow"\ncommand = "npm test"\n'
+        '[[safety.rule]]\ndecision = "ask"\ncommand = "npm publish"\n',
+    )
+    trust_file(store, path, allows=False)
+    loaded = _load(repo, store)
+    safety = loaded.config.safety
+    assert loaded.project_trusted
+    assert safety.allow == [] and "git push" in safety.deny
+    assert [(r.decision, r.command) for r in safety.rule] == [("ask", "npm publish")]
+    assert loaded.warnings == [
+        f"{path}: its 2 allow rule(s) do not apply (a project only tightens unless you let "
+        "its allow rules apply when you :trust it)"
+    ]
+    trust_file(store, path, allows=True)
+    safety = _load(repo, store).config.safety
+    assert safety.allow == ["make *"] and "git push" in safety.deny
+    assert [r.decision for r in safety.rule] == ["allow", "ask"]
+    # An edit needs a new trust, and the new trust asks again: the opt-in is not inherited.
+    path.write_text(path.read_text() + "# edited\n")
+    review = review_file(store, path)
+    assert isinstance(review, Review) and review.allow_rules == 2
+    record_trust(store, review)
+    assert _load(repo, store).config.safety.allow == []
+
+
+def test_the_allow_question_is_asked_only_for_a_file_with_allow_rules(
+    repo: Path, store: Store
+) -> None:
+    path = _project(repo, '[safety]\ndeny = ["git push"]\n')
+    repl = TrustRepl(store, repo)
+    repl.answers = ["y"]
+    said = _run(trust, repl)
+    assert len(repl.asked) == 1 and "allow rule" not in said
+    record = store.project_trust_record(path)
+    assert record is not None and not record.allows
 
 
 # ---- through :trust and :config ----------------------------------------------------------
@@ -306,7 +350,7 @@ def test_trust_shows_what_the_file_sets_asks_then_applies_it(repo: Path, store: 
     repl = TrustRepl(store, repo / "pkg")
     assert isinstance(repl, TrustsProjects)
     assert repl.loaded.warnings == [f"project config {path} is not trusted: :trust to review it"]
-    repl.answers = ["y"]
+    repl.answers = ["y", "y"]  # trust it, and let its allow rule apply
     said = _run(trust, repl)
     lines = said.splitlines()
     digest = digest_of(path.read_bytes())
@@ -321,8 +365,13 @@ def test_trust_shows_what_the_file_sets_asks_then_applies_it(repo: Path, store: 
     assert lines[11] == "  context.max_turns = 7"
     assert lines[12].startswith("lines marked ! widen what runs")
     assert lines[13] == "Trust this file as shown, with its 10 marked settings? [y/N] "
-    assert lines[14].startswith(f"trusted {path} (sha256 {digest[:12]}")
+    assert lines[14] == (
+        "Also let its 1 allow rule run commands without asking, in this project? [y/N] "
+    )
+    assert lines[15].startswith(f"trusted {path} (sha256 {digest[:12]}")
+    assert lines[16] == "its 1 allow rule(s) apply too"
     assert lines[-1] == "config reloaded: it applies now"
+    assert repl.loaded.config.safety.allow == ["rm -rf /"]
     assert repl.reloads == 1 and repl.loaded.project_trusted
     assert repl.loaded.config.context.max_turns == 7
 
@@ -370,7 +419,7 @@ FORGED = (
 def test_the_review_shows_escapes_instead_of_obeying_them(repo: Path, store: Store) -> None:
     path = _project(repo, FORGED)
     repl = TrustRepl(store, repo)
-    repl.answers = ["y"]
+    repl.answers = ["y", "y"]
     assert store.project_trust(path) is None
     said = _run(trust, repl)
     assert not any(char in said for char in "\x1b\x9b\u202e\u200b")

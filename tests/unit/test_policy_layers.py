@@ -11,7 +11,7 @@ from aish.agent import gate
 from aish.agent.project import DirectoryPolicies
 from aish.config import load_config
 from aish.config.loader import LoadedConfig
-from aish.config.project import digest_of
+from aish.config.project import Trusted, digest_of
 from aish.config.project_scope import ConfigScope
 from aish.safety.rules.policy import rule_on
 
@@ -52,14 +52,17 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return user, system, project
 
 
-def _load(user: Path, system: Path, cwd: Path | None = None) -> LoadedConfig:
+def _load(
+    user: Path, system: Path, cwd: Path | None = None, *, allows: bool = True
+) -> LoadedConfig:
+    """Load with the project file trusted as it is (with its allow rules when `allows`)."""
     raw = (cwd / ".aish.toml").read_bytes() if cwd is not None else b""
     return load_config(
         config_path=user,
         env={"AISH_SYSTEM_POLICY": str(system)},
         autodetect=False,
         cwd=cwd,
-        trusted_digest=lambda path: digest_of(raw),
+        trusted_digest=lambda path: Trusted(digest_of(raw), allows),
     )
 
 
@@ -67,7 +70,8 @@ def test_denials_and_asks_add_up_and_nothing_below_loosens(tmp_path: Path) -> No
     user, system, project = _files(tmp_path)
     loaded = _load(user, system, project)
     safety = loaded.config.safety
-    # The project's `deny = []` dropped nothing; its ask was added; its allow applies as ever.
+    # The project's `deny = []` dropped nothing; its ask was added; its allow applies (the
+    # user let it when trusting).
     assert safety.deny == ["git push", "kubectl delete *", "rm"]
     assert safety.ask == ["npm publish", "ls"]
     assert safety.allow == ["frob"]
@@ -77,6 +81,13 @@ def test_denials_and_asks_add_up_and_nothing_below_loosens(tmp_path: Path) -> No
     assert rule_on("git push", rules).decision == "deny"
     assert rule_on("terraform apply", rules).decision == "ask"
     assert rule_on("ls", rules).rule == "safety.ask `ls`"
+
+
+def test_a_project_trusted_without_its_allow_rules_only_tightens(tmp_path: Path) -> None:
+    user, system, project = _files(tmp_path)
+    safety = _load(user, system, project, allows=False).config.safety
+    assert safety.allow == ["make test", "git push"]  # the user's; the project's `frob` is out
+    assert safety.ask == ["npm publish", "ls"] and "rm" in safety.deny
 
 
 def test_the_system_file_holds_only_policy_keys(tmp_path: Path) -> None:

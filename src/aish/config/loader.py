@@ -26,9 +26,15 @@ from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.layers import FileLayer, Layer, dotted, leaves
 from aish.config.overrides import environment_layer, flags_layer
 from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file, home_directory
-from aish.config.policy_layers import policy_only, system_policy_path, union_tightening
+from aish.config.policy_layers import (
+    policy_only,
+    system_policy_path,
+    union_tightening,
+    withhold_allow,
+)
 from aish.config.project import (
     TrustLookup,
+    as_trusted,
     changed_notice,
     digest_of,
     find_project_file,
@@ -151,17 +157,20 @@ def project_layers(
     except OSError as exc:
         return ProjectLayers(path, [], [f"{path}: cannot read: {exc.strerror or exc}"])
     try:
-        trusted = trusted_digest(path) if trusted_digest is not None else None
+        trusted = as_trusted(trusted_digest(path) if trusted_digest is not None else None)
     except Exception as exc:  # a broken lookup means "not trusted", never a crash
         logging.getLogger("aish.config").exception("cannot check trust of %s", path)
         reason = " ".join(str(exc).split()) or type(exc).__name__
         return ProjectLayers(path, [], [f"project config {path} ignored: {reason}"])
     if trusted is None:
         return ProjectLayers(path, [], [not_trusted_notice(path)])
-    if trusted != digest_of(raw):
+    if trusted.digest != digest_of(raw):
         return ProjectLayers(path, [], [changed_notice(path)])
     layer = FileLayer(name=f"project file {path}", display=str(path))
-    return ProjectLayers(path, [layer], parse_file(layer, raw, path))
+    warnings = parse_file(layer, raw, path)
+    if not trusted.allows:
+        warnings += withhold_allow(layer)
+    return ProjectLayers(path, [layer], warnings)
 
 
 def read_system_policy(variables: Mapping[str, str]) -> tuple[list[FileLayer], list[str]]:

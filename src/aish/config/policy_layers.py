@@ -5,7 +5,8 @@ permission policy that order would let a layer loosen what another set: a truste
 `safety.deny = []` would drop the user's denials. So `safety.deny`, `safety.ask`,
 `safety.destructive` and the `[[safety.rule]]` tables are the union of every file layer's:
 the system policy file, the user's file, the trusted project file. `safety.allow` keeps the
-usual order (a project's allow was shown as widening when the user trusted it).
+usual order. A project file only tightens: its `safety.allow` and its allow rule tables apply
+only when the user, trusting the file, also let them (`withhold_allow` drops them otherwise).
 
 The system file (`/etc/aish/policy.toml`, or the path in `AISH_SYSTEM_POLICY`) holds only
 `[safety]` policy keys; anything else in it is ignored with a warning. Its denials and asks
@@ -26,9 +27,11 @@ from aish.config.schema import AishConfig, PolicyRuleConfig
 __all__ = [
     "DEFAULT_SYSTEM_POLICY",
     "SYSTEM_POLICY_VARIABLE",
+    "allow_rule_count",
     "policy_only",
     "system_policy_path",
     "union_tightening",
+    "withhold_allow",
 ]
 
 SYSTEM_POLICY_VARIABLE = "AISH_SYSTEM_POLICY"
@@ -53,6 +56,37 @@ def policy_only(layer: FileLayer) -> list[str]:
             warnings.append(f"{layer.title()}: key safety.{key}: ignored (not a policy key)")
             del safety[key]
     return warnings
+
+
+def allow_rule_count(data: Mapping[str, Any]) -> int:
+    """How many allow rules a file's parsed TOML holds (`safety.allow` patterns and
+    `[[safety.rule]]` tables deciding `allow`)."""
+    safety = data.get("safety")
+    if not isinstance(safety, dict):
+        return 0
+    rules = safety.get("rule")
+    tables = rules if isinstance(rules, list) else []
+    return len(_strings(safety.get("allow"))) + sum(
+        1 for r in tables if isinstance(r, dict) and r.get("decision") == "allow"
+    )
+
+
+def withhold_allow(layer: FileLayer) -> list[str]:
+    """Drop the project layer's allow rules (`safety.allow`, `[[safety.rule]]` tables deciding
+    `allow`); one warning when there were any."""
+    safety = _policy(layer)
+    dropped = len(_strings(safety.pop("allow", None)))
+    rules = safety.get("rule")
+    if isinstance(rules, list):
+        kept = [r for r in rules if not (isinstance(r, dict) and r.get("decision") == "allow")]
+        dropped += len(rules) - len(kept)
+        safety["rule"] = kept
+    if not dropped:
+        return []
+    return [
+        f"{layer.title()}: its {dropped} allow rule(s) do not apply (a project only tightens "
+        "unless you let its allow rules apply when you :trust it)"
+    ]
 
 
 def union_tightening(config: AishConfig, layers: Sequence[Layer]) -> None:

@@ -16,6 +16,7 @@ import hashlib
 import json
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,8 +26,24 @@ from aish.config.toml_locations import KeyPath
 
 PROJECT_FILE_NAME: Final = ".aish.toml"
 
-# Given a project file's absolute path, the sha256 (hex) the user trusted for it, or None.
-TrustLookup = Callable[[Path], str | None]
+
+@dataclass(frozen=True)
+class Trusted:
+    """The trust recorded for a project file: the sha256 (hex) of the bytes the user agreed to,
+    and whether they also let its allow rules apply (a project otherwise only tightens)."""
+
+    digest: str
+    allows: bool = False
+
+
+# Given a project file's absolute path, the trust the user recorded for it, or None. A bare
+# digest is a trust without the file's allow rules.
+TrustLookup = Callable[[Path], "Trusted | str | None"]
+
+
+def as_trusted(recorded: Trusted | str | None) -> Trusted | None:
+    return Trusted(recorded) if isinstance(recorded, str) else recorded
+
 
 # Values never shown back: they may be credentials.
 _HIDDEN_KEYS: Final = frozenset({"api_key"})

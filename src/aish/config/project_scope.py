@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from aish.config.bounded_read import read_bounded
-from aish.config.project import TrustLookup, digest_of, find_project_file
+from aish.config.project import TrustLookup, as_trusted, digest_of, find_project_file
 
 if TYPE_CHECKING:
     from aish.config.loader import LoadedConfig
@@ -58,11 +58,12 @@ def project_state(
     except OSError:  # unreadable or too large: it cannot apply (the loader says why)
         return ProjectState(path)
     try:
-        recorded = trusted_digest(path) if trusted_digest is not None else None
+        recorded = as_trusted(trusted_digest(path) if trusted_digest is not None else None)
     except Exception:
         _log.exception("cannot check trust of %s", path)
         recorded = None
-    return ProjectState(path, digest, recorded == digest, recorded is not None)
+    trusted = recorded is not None and recorded.digest == digest
+    return ProjectState(path, digest, trusted, recorded is not None)
 
 
 class ConfigScope:

@@ -11,35 +11,36 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aish.config.bounded_read import FileTooLarge, read_bounded
-from aish.config.project import describe_project, digest_of, is_sensitive_line
+from aish.config.project import Trusted, describe_project, digest_of, is_sensitive_line
 from aish.store.errors import StoreError
 
 if TYPE_CHECKING:
-    from aish.config.project import TrustLookup
     from aish.store import Store
 
 _log = logging.getLogger("aish.trust")
 
 
-def trust_lookup(store: Store) -> TrustLookup:
+def trust_lookup(store: Store) -> Callable[[Path], Trusted | None]:
     """What to pass to `load_config(trusted_digest=…)`."""
 
-    def lookup(path: Path) -> str | None:
+    def lookup(path: Path) -> Trusted | None:
         try:
-            return store.project_trust(path)
+            record = store.project_trust_record(path)
         except StoreError:
             _log.exception("cannot look up trust of %s", path)
             return None
+        return None if record is None else Trusted(record.digest, record.allows)
 
     return lookup
 
 
-def trust_on_demand(path: Path) -> str | None:
+def trust_on_demand(path: Path) -> Trusted | None:
     """The trusted digest of a project file, for commands that keep no store open: the store
     is opened only when the cwd has a project file (the loader asks only then)."""
     from aish.store import Store
@@ -68,6 +69,8 @@ class Review:
     path: Path
     lines: list[str]
     digest: str
+    # Allow rules the file holds: they apply only when the user lets them when trusting.
+    allow_rules: int = 0
 
     @property
     def marked(self) -> int:
@@ -89,26 +92,45 @@ def review_file(store: Store, path: Path) -> Review | TrustOutcome:
     except ValueError as exc:
         return TrustOutcome([f"{path}: {exc}; not trusted (fix it, then :trust)"])
     digest = digest_of(data)
+    allow_rules = _allow_rules(data)
     try:
-        if store.project_trust(path) == digest:
-            return TrustOutcome([f"{path} is already trusted as it is"])
+        record = store.project_trust_record(path)
     except StoreError as error:
         return TrustOutcome([f"cannot look up trust: {error}"])
-    return Review(path, described, digest)
+    # Trusted as it is, unless its allow rules were left out: then `:trust` offers them again.
+    if record is not None and record.digest == digest and (record.allows or not allow_rules):
+        return TrustOutcome([f"{path} is already trusted as it is"])
+    return Review(path, described, digest, allow_rules)
 
 
-def record_trust(store: Store, review: Review) -> TrustOutcome:
-    """Record the reviewed bytes as trusted. The digest is the one of the bytes shown, so a
-    file changed while the question was open stays untrusted: what the user saw is what
-    applies, or nothing."""
+def _allow_rules(data: bytes) -> int:
+    import tomllib
+
+    from aish.config.policy_layers import allow_rule_count
+
     try:
-        store.trust_project(review.path, review.digest)
+        return allow_rule_count(tomllib.loads(data.decode("utf-8-sig")))
+    except (ValueError, RecursionError):  # described already, so this does not happen
+        return 0
+
+
+def record_trust(store: Store, review: Review, *, allows: bool = False) -> TrustOutcome:
+    """Record the reviewed bytes as trusted, with its allow rules when `allows`. The digest is
+    the one of the bytes shown, so a file changed while the question was open stays
+    untrusted: what the user saw is what applies, or nothing."""
+    allows = allows and review.allow_rules > 0
+    try:
+        store.trust_project(review.path, review.digest, allows=allows)
     except StoreError as error:
         return TrustOutcome([f"cannot record trust: {error}"])
-    return TrustOutcome(
-        [f"trusted {review.path} (sha256 {review.digest[:12]}…); an edit needs :trust again"],
-        changed=True,
-    )
+    lines = [f"trusted {review.path} (sha256 {review.digest[:12]}…); an edit needs :trust again"]
+    if review.allow_rules:
+        lines.append(
+            f"its {review.allow_rules} allow rule(s) apply too"
+            if allows
+            else f"its {review.allow_rules} allow rule(s) do not apply: it only tightens"
+        )
+    return TrustOutcome(lines, changed=True)
 
 
 def revoke_file(store: Store, path: Path) -> TrustOutcome:

@@ -168,12 +168,13 @@ class Store:
 
     # project trust
 
-    def trust_project(self, path: Path | str, digest: str) -> None:
-        """Record that the user trusts the project file at `path` with this sha256 (hex).
+    def trust_project(self, path: Path | str, digest: str, *, allows: bool = False) -> None:
+        """Record that the user trusts the project file at `path` with this sha256 (hex), and
+        whether its allow rules apply too (`allows`).
 
         Trusting again replaces the digest; ValueError for something that is not a sha256.
         """
-        trust.trust_project(self.db, path, digest)
+        trust.trust_project(self.db, path, digest, allows=allows)
 
     def revoke_project(self, path: Path | str) -> bool:
         """Forget the trust in `path`; False when it was not trusted."""
@@ -182,6 +183,10 @@ class Store:
     def project_trust(self, path: Path | str) -> str | None:
         """The digest the user trusted for `path`, or None when it was never trusted."""
         return trust.project_trust(self.db, path)
+
+    def project_trust_record(self, path: Path | str) -> TrustRecord | None:
+        """The trust recorded for `path` (digest, when, whether its allow rules apply)."""
+        return trust.project_trust_record(self.db, path)
 
     def trusted_projects(self) -> list[TrustRecord]:
         """Every trusted project file, by path."""

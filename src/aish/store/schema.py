@@ -129,4 +129,14 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             """,
         ),
     ),
+    Migration(
+        "project trust: allow rules",
+        (
+            # Whether the user, when trusting these bytes, also let the file's allow rules apply
+            # (a project may otherwise only tighten the permission policy). A new trust of the
+            # same path sets it again: an edit never inherits it.
+            "ALTER TABLE project_trust ADD COLUMN allows INTEGER NOT NULL DEFAULT 0 "
+            "CHECK (allows IN (0, 1))",
+        ),
+    ),
 )

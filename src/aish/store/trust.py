@@ -2,8 +2,9 @@
 
 A project file can arrive with a cloned repository, so it counts only once the user has run
 `:trust` on exactly these bytes. The store keeps one row per file: its absolute path, the sha256
-of the bytes trusted (lower-case hex) and when. The config loader compares the digest with the
-file it reads; the store never reads project files itself.
+of the bytes trusted (lower-case hex), when, and whether the user also let the file's allow rules
+apply (`allows`: a project otherwise only tightens the permission policy). The config loader
+compares the digest with the file it reads; the store never reads project files itself.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class TrustRecord:
     path: str
     digest: str
     trusted_at: float
+    allows: bool = False
 
 
 def normal_path(path: Path | str) -> str:
@@ -42,14 +44,14 @@ def check_digest(digest: str) -> str:
     return lowered
 
 
-def trust_project(db: Database, path: Path | str, digest: str) -> None:
+def trust_project(db: Database, path: Path | str, digest: str, *, allows: bool = False) -> None:
     stored = check_digest(digest)
     with db.write() as connection:
         connection.execute(
-            "INSERT INTO project_trust (path, digest, trusted_at) VALUES (?, ?, ?) "
+            "INSERT INTO project_trust (path, digest, trusted_at, allows) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (path) DO UPDATE SET digest = excluded.digest, "
-            "trusted_at = excluded.trusted_at",
-            (normal_path(path), stored, time.time()),
+            "trusted_at = excluded.trusted_at, allows = excluded.allows",
+            (normal_path(path), stored, time.time(), int(allows)),
         )
 
 
@@ -62,16 +64,27 @@ def revoke_project(db: Database, path: Path | str) -> bool:
 
 
 def project_trust(db: Database, path: Path | str) -> str | None:
+    record = project_trust_record(db, path)
+    return None if record is None else record.digest
+
+
+def project_trust_record(db: Database, path: Path | str) -> TrustRecord | None:
     with db.read() as connection:
         row = connection.execute(
-            "SELECT digest FROM project_trust WHERE path = ?", (normal_path(path),)
+            "SELECT path, digest, trusted_at, allows FROM project_trust WHERE path = ?",
+            (normal_path(path),),
         ).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else _record(row)
 
 
 def trusted_projects(db: Database) -> list[TrustRecord]:
     with db.read() as connection:
         rows = connection.execute(
-            "SELECT path, digest, trusted_at FROM project_trust ORDER BY path"
+            "SELECT path, digest, trusted_at, allows FROM project_trust ORDER BY path"
         ).fetchall()
-    return [TrustRecord(str(path), str(digest), float(ts)) for path, digest, ts in rows]
+    return [_record(row) for row in rows]
+
+
+def _record(row: tuple[object, ...]) -> TrustRecord:
+    path, digest, trusted_at, allows = row
+    return TrustRecord(str(path), str(digest), float(str(trusted_at)), bool(allows))

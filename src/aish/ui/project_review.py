@@ -49,6 +49,14 @@ def trust_question(review: Review) -> str:
     return f"Trust this file as shown{marked if review.marked else ''}? [y/N] "
 
 
+def allow_question(review: Review) -> str:
+    """The second question, only for a file with allow rules: without a `y` the project only
+    tightens the permission policy."""
+    count = review.allow_rules
+    rules = f"{count} allow rule{'s' * (count != 1)}"
+    return f"Also let its {rules} run commands without asking, in this project? [y/N] "
+
+
 def short_path(path: Path, home: Path | None) -> str:
     """`~/B/.aish.toml` under the home directory, the absolute path elsewhere."""
     if home is not None:

@@ -81,7 +81,12 @@ async def trust(repl: ReplContext, args: str) -> None:
 async def _review_and_ask(repl: TrustsProjects, path: Path) -> list[str]:
     """Show the file, ask, record on `y`; the lines left to say (not yet escaped)."""
     from aish.session.trust import Review, record_trust, review_file
-    from aish.ui.project_review import NOT_RECORDED, review_lines, trust_question
+    from aish.ui.project_review import (
+        NOT_RECORDED,
+        allow_question,
+        review_lines,
+        trust_question,
+    )
 
     store = repl.trust_store()
     review = review_file(store, path)
@@ -91,7 +96,12 @@ async def _review_and_ask(repl: TrustsProjects, path: Path) -> list[str]:
     answer = await repl.ask_key(trust_question(review), {"y": "yes", "n": "no"})
     if answer != "yes":
         return [NOT_RECORDED]
-    outcome = record_trust(store, review)
+    allows = False
+    if review.allow_rules:
+        # A project only tightens unless the user also lets its allow rules run commands
+        # without asking: a second, separate yes.
+        allows = await repl.ask_key(allow_question(review), {"y": "yes", "n": "no"}) == "yes"
+    outcome = record_trust(store, review, allows=allows)
     if not outcome.changed:
         return outcome.lines
     # The file's own warnings come now, after the listing, and only for bytes the user trusted.
