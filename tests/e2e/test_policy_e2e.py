@@ -137,3 +137,52 @@ def test_always_allows_the_shown_prefix_for_this_session_only(
     assert not third.exists()
     again.type_line("exit")
     again.child.expect(pexpect.EOF, timeout=10)
+
+
+def test_project_always_writes_the_shown_rule_after_a_second_yes_and_it_lasts(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    work = aish_home / "work"
+    (work / ".git").mkdir(parents=True)  # a project: the rule goes to its root
+    server = serve(
+        {
+            "rules": [
+                {"when": {"user": "first"}, "reply": {"text": f"CMD: touch {first}\n"}},
+                {"when": {"user": "second"}, "reply": {"text": f"CMD: touch {second}\n"}},
+            ],
+            "default": {"text": "ok"},
+        }
+    )
+    config = (
+        f'default_model = "local"\n[models.local]\nendpoint = "{server.url}/v1"\n'
+        'model = "testllm"\n'
+    )
+    aish = spawn_aish(aish_home, config=config)
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.type_line("first please")
+    aish.expect(r"\[p\]roject: always here")
+    aish.child.send("p")
+    # The rule and its file are shown; nothing is written before the second yes.
+    shown = aish.expect(r"Write it\? \[y/N\]")
+    assert f"always in this project: create {work / '.aish.toml'}:" in shown
+    assert 'command = "touch"' in shown and 'decision = "allow"' in shown
+    assert not (work / ".aish.toml").exists()
+    aish.child.send("y")
+    said = aish.wait_prompt()
+    assert first.exists()
+    assert "trusted as it is now (your own rule)" in said
+    assert 'command = "touch"' in (work / ".aish.toml").read_text()
+    aish.type_line("exit")
+    aish.child.expect(pexpect.EOF, timeout=10)
+
+    # A new session in the project: the rule applies, no question.
+    again = spawn_aish(aish_home, config=config)
+    terminals.append(again)
+    again.wait_prompt()
+    again.type_line("second please")
+    again.wait_prompt()
+    assert second.exists()
+    again.type_line("exit")
+    again.child.expect(pexpect.EOF, timeout=10)

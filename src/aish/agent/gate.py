@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from aish.agent import placeholders
 from aish.agent.permission_rules import user_rules_of
 from aish.agent.second_opinion import Opinion
+from aish.agent.session_approvals import vouched
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
@@ -109,8 +110,10 @@ __all__ = [
 Mode = Literal["interactive", "norris", "headless"]
 # `deny`: the user's permission policy refuses it; nobody is asked, no answer can run it.
 Decision = Literal["run", "ask", "halt", "deny"]
-# `always`: yes, and allow the offered prefix for the rest of the session (`Verdict.always`).
-Answer = Literal["yes", "always", "edit", "no", "describe", "cancel"]
+# `always`: yes, and allow the offered prefix for the rest of the session (`Verdict.always`);
+# `project`: the same, and offer to write that allow rule into the project's file (the user sees
+# the rule and says yes again before anything is written; see `SessionApprovals.for_project`).
+Answer = Literal["yes", "always", "project", "edit", "no", "describe", "cancel"]
 HaltAnswer = Literal["proceed", "skip", "abort"]
 # How an authorization came about: `auto` ran without asking, `refused` halted with no one to
 # ask (headless); the others are the user's answers.
@@ -407,13 +410,14 @@ def _session_approval(
     policy: Policy,
     shell: ShellFacts | None,
 ) -> tuple[Decision, Verdict]:
-    """In chat: run unasked what an `[a]lways` approval covers (when it is `safe` with it),
-    and otherwise offer the prefix an `[a]lways` answer would approve."""
+    """In chat: run unasked what an allow rule vouches for — an `[a]lways` approval, a rule
+    `[p]roject` wrote, the user's own — when it is `safe` with the rules, and otherwise offer
+    the prefix an `[a]lways` answer would approve."""
     approvals = policy.approvals
     if approvals is None or decision != "ask":
         return decision, verdict
     command = _command_with_values(action.command, policy.outbound)
-    if verdict.level == "safe" and approvals.covers(command, shell):
+    if verdict.level == "safe" and vouched(command, policy.user_rules, shell):
         return "run", verdict
     from aish.safety.classifier import judge_line
     from aish.safety.rules.approval_prefix import approval_prefix
@@ -620,6 +624,10 @@ async def _authorize(
                 text=edited.strip(),
                 by="user",
             )
+        if answer == "project":
+            answer = "always"  # for this session at once; the project file only after a yes
+            if policy.approvals is not None and assessment.verdict.always:
+                policy.approvals.propose_for_project(assessment.verdict.always)
         if answer == "always" and policy.approvals is not None and assessment.verdict.always:
             policy.approvals.add(assessment.verdict.always)  # what the prompt showed, no more
         return _issue(policy.outbound, action, assessment, answer, run=answer in ("yes", "always"))

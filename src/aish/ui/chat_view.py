@@ -48,7 +48,7 @@ _APPLY_KEYS = {"a": "apply", "n": "no"}
 
 _CONFIRM = "  {command}\nRun it? [y]es / [e]dit / [n]o / [d]escribe{view}{always} "
 # What `[a]lways` would allow is said before it is chosen: only that prefix, only this session.
-_ALWAYS = " / [a]lways: allow `{prefix}` for this session"
+_ALWAYS = " / [a]lways: allow `{prefix}` for this session / [p]roject: always here"
 # With secret placeholders in the command: [v]iew shows it with the values it would run with.
 _VIEW = " / [v]iew"
 
@@ -211,6 +211,7 @@ class ChatView:
             keys["v"] = "view"
         if verdict.always:
             keys["a"] = "always"
+            keys["p"] = "project"
         question = _CONFIRM.format(
             command=visible(command),
             always=_ALWAYS.format(prefix=visible(verdict.always)) if verdict.always else "",

@@ -249,6 +249,22 @@ class Repl:
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
         with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             await turn.ask(question, cwd=self.shell_cwd())
+        await self._offer_project_rules()
+
+    async def _offer_project_rules(self) -> None:
+        """`[p]roject` answers of this turn: each rule shown, written on a second yes."""
+        approvals = self.session.approvals
+        patterns = approvals.take_for_project() if approvals is not None else []
+        if not patterns:
+            return
+        from aish.config.paths import home_directory
+        from aish.ui.repl.project_rule_offer import offer_project_rules
+
+        home = home_directory(os.environ)
+        if await offer_project_rules(
+            patterns, self.shell_cwd(), home, self._store, self.ask_key, self.say
+        ):
+            self._follow_project()
 
     # ---- Norris ------------------------------------------------------------------------------
 
