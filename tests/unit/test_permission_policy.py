@@ -202,6 +202,34 @@ def test_scoped_rules_look_at_the_path_words() -> None:
     assert rule_on("frob $x", rules).decision == "ask"
 
 
+def test_paths_after_a_directory_change_in_the_line_are_not_taken_at_their_word() -> None:
+    rules = UserRules(
+        rules=(
+            PolicyRule("deny", ("shred",), ("./secrets/**",), name="safety.rule[0]"),
+            PolicyRule("allow", ("frob",), ("./build/**",), name="safety.rule[1]"),
+        )
+    )
+    # `build/x` after `cd /` is /build/x, not ./build/x: the scoped allow does not vouch for it.
+    for line in (
+        "cd / && frob build/x",
+        "pushd /tmp; frob build/x",
+        "cd ..; frob build/x",
+        "$(echo cd) /; frob build/x",
+        "frob -C / build/x",
+        "frob --directory=/ build/x",
+    ):
+        assert rule_on(line, rules).decision == "ask", line
+    assert rule_on("frob build/x", rules).decision == "allow"
+    # Commands are not met in the order they run: a `cd` anywhere moves the whole line.
+    assert rule_on("frob build/x; cd /", rules).decision == "ask"
+    # A deny scoped to ./secrets sees a relative path after `cd` as possibly in scope.
+    for line in ("cd sub && shred x", "cd secrets; shred key", "pushd secrets; shred k"):
+        ruling = rule_on(line, rules)
+        assert ruling.rule.startswith("safety.rule[0]"), line
+    assert not rule_on("shred /tmp/x", rules).rule.startswith("safety.rule[0]")
+    assert not rule_on("cd / && shred /tmp/x", rules).rule.startswith("safety.rule[0]")
+
+
 def test_a_scoped_allow_never_lowers_a_built_in_destructive_verdict() -> None:
     rules = UserRules(rules=(PolicyRule("allow", ("rm",), ("./build/**",)),))
     ruling = rule_on("rm -rf build/x", rules)

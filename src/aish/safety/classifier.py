@@ -49,7 +49,7 @@ from aish.safety.rules.content_checks import CONTENT_CHECKS, awk_programs
 from aish.safety.rules.destructive import DESTRUCTIVE_RULES, DEVICES
 from aish.safety.rules.inline_code import InlineCode, inline_code, inline_verdicts
 from aish.safety.rules.listing import describe_rules
-from aish.safety.rules.met_command import simple_command
+from aish.safety.rules.met_command import in_directories, simple_command
 from aish.safety.rules.multiplexers import multiplexer_code
 from aish.safety.rules.policy_match import rule_match
 from aish.safety.rules.read_only import READ_ONLY_RULES
@@ -99,7 +99,7 @@ _WORK_BUDGET = 40_000
 
 # A simple command as met: read into a `SimpleCommand` only when the policy asks (most lines
 # are judged with no policy rule to match).
-_Met = tuple[str | None, Arg, Sequence[Arg], Via]
+_Met = tuple[str | None, Arg, Sequence[Arg], Via, bool]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,8 @@ class Judgement:
 
     @cached_property
     def commands(self) -> tuple[SimpleCommand, ...]:
-        return tuple(m if isinstance(m, SimpleCommand) else simple_command(*m) for m in self.met)
+        met = (m if isinstance(m, SimpleCommand) else simple_command(*m) for m in self.met)
+        return in_directories(tuple(met))
 
 
 # What the policy must assume a part it could not read runs: anything.
@@ -203,7 +204,8 @@ class _Judge:
     ) -> None:
         self.rules = rules
         self.facts = facts
-        # The line changes directory, so git may read another repository's config.
+        # The line changes directory, so git may read another repository's config, and a
+        # path word of any command may point elsewhere than it reads.
         self.moves = moves
         self.work = 0
         self.expanding: frozenset[str] = frozenset()  # aliases being expanded
@@ -303,8 +305,8 @@ class _Judge:
         if self.work > _WORK_BUDGET:
             raise _TooComplex
         program, objection = _program(name)
-        self.seen.append((program, name, args, via))
-        met = _Lazy(program, name, args, via)
+        self.seen.append((program, name, args, via, self.moves))
+        met = _Lazy(program, name, args, via, self.moves)
         if self.facts is not None and name.value is not None and name.value == name.text:
             live = self._live(name.value, args, inv, depth, via, lookup)
             if live is not None:
@@ -581,8 +583,10 @@ def _program(name: Arg) -> tuple[str | None, str]:
 class _Lazy:
     """A met command, read for the user's rules only when there are some."""
 
-    def __init__(self, program: str | None, name: Arg, args: Sequence[Arg], via: Via) -> None:
-        self._met: _Met = (program, name, args, via)
+    def __init__(
+        self, program: str | None, name: Arg, args: Sequence[Arg], via: Via, moved: bool
+    ) -> None:
+        self._met: _Met = (program, name, args, via, moved)
         self._read: SimpleCommand | None = None
 
     def read(self) -> SimpleCommand:

@@ -39,13 +39,16 @@ class SimpleCommand:
     `git`), or the name as written for a script (`./deploy.sh`), or None when computed.
     `spellings` are the same command read other ways (git's global options dropped: `git -C
     dir push` is also `git push`). `open_ended`: more words come from input at run time
-    (`xargs git`). `via`: the wrappers it was found through, for messages.
+    (`xargs git`). `via`: the wrappers it was found through, for messages. `moved`: it may run
+    in another directory than the line starts in (a `cd` before it, `-C dir`), so its relative
+    path words say nothing about where they point.
     """
 
     words: tuple[Word, ...]
     spellings: tuple[tuple[Word, ...], ...] = ()
     open_ended: bool = False
     via: tuple[str, ...] = ()
+    moved: bool = False
 
     def text(self) -> str:
         return " ".join(w if w is not None else "…" for w in self.words)
@@ -106,7 +109,11 @@ def path_operands(pattern: Sequence[str], command: SimpleCommand) -> tuple[Word,
     pattern spells out, without options. Approximate on purpose (an option's value counts as
     a path), which only ever makes a scoped `allow` apply less."""
     skip = sum(1 for p in pattern if p != "*")
-    return tuple(w for w in command.words[skip:] if w is None or not w.startswith("-"))
+    words = tuple(w for w in command.words[skip:] if w is None or not w.startswith("-"))
+    if command.moved:
+        # Relative to a directory the line changed to: as good as computed.
+        return tuple(w if w is not None and w.startswith(("/", "~")) else None for w in words)
+    return words
 
 
 def under(path: Word, globs: Sequence[str], *, tighten: bool) -> bool:
