@@ -40,7 +40,11 @@ def _parts_of(line: str, depth: int) -> Iterator[CommandPart]:
     for command in parse_bash(line).commands:
         if command.name is None:
             continue
-        args = [Arg(w.text, w.value, w.text) for w in command.arguments]
+        # As code a wrapper hands to a shell, a quoted word is its value: `watch 'df -h'`
+        # runs `df -h`.
+        args = [
+            Arg(w.text, w.value, w.text if w.value is None else w.value) for w in command.arguments
+        ]
         yield from _unwrapped(command.name.text, command.name.value, args, depth)
 
 
