@@ -38,5 +38,5 @@ def test_code_handed_to_a_shell_is_read_again() -> None:
 
 def test_a_computed_name_and_a_syntax_error() -> None:
     parts, error = command_parts('$tool -x; echo "open')
-    assert [(p.written, p.program) for p in parts][0] == ("$tool", None)
+    assert (parts[0].written, parts[0].program) == ("$tool", None)
     assert error is not None
