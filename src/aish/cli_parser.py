@@ -19,7 +19,8 @@ examples:
   aish goal "make the tests pass" --yes-safe
                                         pursue a goal unattended (safe steps only)
   aish cost --since 7d --by model       what model calls cost this week
-  aish explain 'tar -xzf a.tgz -C /tmp' each option, from the local man page
+  aish explain 'tar -xzf a.tgz -C /tmp'
+                                        each option, from the local man page (offline)
   aish init                             write a commented config to start from
   source <(aish completion bash)        tab completion for aish in bash
 """
