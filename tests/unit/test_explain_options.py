@@ -93,6 +93,20 @@ def test_a_dash_word_inside_a_description_opens_no_entry() -> None:
     assert not first.takes_value  # `[=N]` is optional: the next word is not its value
 
 
+def test_a_paragraph_starting_with_an_option_does_not_hide_its_entry() -> None:
+    text = (
+        "DESCRIPTION\n"
+        "       --help and --version are accepted by every command of this package,\n"
+        "       which exits at once.\n"
+        "\n"
+        "OPTIONS\n"
+        "       --help\n"
+        "              display this help and exit\n"
+    )
+    entry = read_option_table(text, man_page=True).entry("--help")
+    assert entry is not None and entry.lines == ("display this help and exit",)
+
+
 def test_names_on_lines_of_their_own_share_the_description_below() -> None:
     text = "       -a\n       --all\n              show everything\n\n       -b     brief\n"
     table = read_option_table(text, man_page=True)

@@ -44,11 +44,11 @@ class OptionTable:
     entries: tuple[OptionEntry, ...]
 
     def entry(self, name: str) -> OptionEntry | None:
-        """The first entry documenting `name` exactly."""
-        for entry in self.entries:
-            if name in entry.names:
-                return entry
-        return None
+        """The first entry documenting `name` exactly. One with a description comes first: a
+        paragraph line that happens to start with an option (`--help and --version exit`) reads
+        like a header too, but the paragraph's next line ends it at once."""
+        named = [entry for entry in self.entries if name in entry.names]
+        return next((entry for entry in named if entry.lines), named[0] if named else None)
 
     def long_prefix(self, name: str) -> OptionEntry | None:
         """The entry a GNU-style abbreviation `--ext` stands for, when only one fits."""
