@@ -14,6 +14,9 @@ SANDBOX_STAMP := $(TOOLS)/.installed-sandbox
 ZSH_STAMP := $(TOOLS)/.installed-zsh
 # bash-completion, so that Tab's test of git's own completion runs (it skips without it).
 BASH_COMPLETION_STAMP := $(TOOLS)/.installed-bash-completion
+# man and the pages of tar, ls, grep, find for `aish explain`'s tests (they skip without them;
+# a slim image that excludes /usr/share/man from packages keeps skipping them, and says so).
+MAN_STAMP := $(TOOLS)/.installed-man
 
 .PHONY: run test lint typecheck unit bench soak clean
 
@@ -61,6 +64,9 @@ $(ZSH_STAMP):
 $(BASH_COMPLETION_STAMP):
 	$(call apt_tools,test -r /usr/share/bash-completion/bash_completion,bash-completion,git's completion test)
 
+$(MAN_STAMP):
+	$(call apt_tools,command -v man && man -w tar && man -w grep,man-db manpages,the explain tests)
+
 run: $(STAMP)
 	$(BIN)/aish $(ARGS)
 
@@ -72,7 +78,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(ZSH_STAMP) $(BASH_COMPLETION_STAMP)
+unit: $(STAMP) $(TOOLS_STAMP) $(SANDBOX_STAMP) $(ZSH_STAMP) $(BASH_COMPLETION_STAMP) $(MAN_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck unit

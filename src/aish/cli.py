@@ -282,6 +282,25 @@ def _run_safety_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _run_explain(args: argparse.Namespace) -> int:
+    """`aish explain '<cmd>'`: the command's programs and options from the local docs."""
+    from aish.agent.gate import Policy
+    from aish.explain import explain_line, explanation_lines
+    from aish.ui.render.visible_text import visible
+
+    words = [os.fsencode(w) for w in args.command_words]
+    lines = [w.decode("utf-8", "replace") for w in _commands_given(words[words[:1] == [b"--"] :])]
+    if not any(line.strip() for line in lines):
+        print("aish: nothing to explain: aish explain '<command>'", file=sys.stderr)
+        return EXIT_USAGE
+    # The gate's reading of the config: the verdict is the one the REPL would give.
+    rules = Policy.from_config(_load(args, autodetect=False).config, "headless").user_rules
+    for index, line in enumerate(line for line in lines if line.strip()):
+        shown = explanation_lines(explain_line(line, rules))
+        print(("\n" if index else "") + "\n".join(visible(text) for text in shown), flush=True)
+    return EXIT_OK
+
+
 def _run_secrets(args: argparse.Namespace) -> int:
     import os
 
@@ -636,6 +655,7 @@ _COMMANDS = {
     "doctor": _run_doctor,
     "route": _run_route,
     "safety": _run_safety,
+    "explain": _run_explain,
     "secrets": _run_secrets,
     "memory": _run_memory,
     "cost": _run_cost,

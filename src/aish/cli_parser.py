@@ -19,6 +19,8 @@ examples:
   aish goal "make the tests pass" --yes-safe
                                         pursue a goal unattended (safe steps only)
   aish cost --since 7d --by model       what model calls cost this week
+  aish explain 'tar -xzf a.tgz -C /tmp'
+                                        each option, from the local man page (offline)
   aish init                             write a commented config to start from
   source <(aish completion bash)        tab completion for aish in bash
 """
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_goal(subs, common)
     _add_route(subs)
     _add_safety(subs)
+    _add_explain(subs)
     _add_secrets(subs)
     _add_memory(subs)
     _add_cost(subs)
@@ -190,6 +193,21 @@ def _add_safety(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "rule, one more per failing example. Exit status 1 when an example fails.",
     )
     _add_config_option(test, argparse.SUPPRESS)
+
+
+def _add_explain(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    explain = subs.add_parser(
+        "explain",
+        help="explain a command's programs and options from the local man pages, offline",
+        description="For each program the command runs and each of its options, print what "
+        "the local man page says (or, without one, the program's --help, asked only of "
+        "programs installed in the system's directories), and the safety gate's verdict. "
+        "Quote the command as one argument to keep its quoting. Nothing is sent anywhere and "
+        "the command is not run.",
+    )
+    _add_config_option(explain, argparse.SUPPRESS)
+    # REMAINDER: `aish explain tar -xzf a.tgz` must not read `-xzf` as an option of aish's.
+    explain.add_argument("command_words", nargs=argparse.REMAINDER, metavar="COMMAND")
 
 
 def _add_secrets(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -58,6 +58,11 @@ OWN_READ_ONLY_RUNNERS = {
     "radius unpredictable instead), `git clean -n`, `git diff --name-only`, `git rev-parse`",
     "ui/pager.py:page": "the user's own $PAGER (or less) showing aish's own long listing on "
     "its standard input; nothing of a model's reaches its command line",
+    "explain/docs/bounded_run.py:run_bounded": "`aish explain`, `:explain`, `[d]escribe`: "
+    "`man -P cat -- NAME` and bash's `help -- NAME` (NAME a plain program name, never a path "
+    "or an option), and `NAME --help` only for a root-owned program in a system directory (the "
+    "gate itself judges any `X --help` read-only); no input, no terminal, an empty cwd, an "
+    "environment of its own, a deadline, capped output, its process group killed after",
 }
 
 _PROCESS_CALLS = {

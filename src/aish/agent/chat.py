@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aish.agent import gate
+from aish.agent import command_docs, gate
 from aish.agent.action_loop import Next, carry_out
 from aish.agent.actions import capped, extract_commands
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
@@ -81,11 +81,6 @@ _INTERRUPTED = 130
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
 _TOOL_UNASKED = "[{level}] {name} runs without asking (auto_approve)"
-
-_DESCRIBE = (
-    "Explain briefly what this command would do, step by step, and whether it changes or "
-    "deletes anything. Do not propose other commands.\n\n{command}"
-)
 
 
 @dataclass
@@ -261,8 +256,10 @@ class ChatTurn:
         return answered if self.target in answered else (self.target, *answered)
 
     async def describe(self, command: str) -> str:
-        """The model's explanation of a command, asked on the conversation's own prefix."""
-        question = Message("user", _DESCRIBE.format(command=command))
+        """The model's explanation of a command, asked on the conversation's own prefix with
+        the local documentation of its options; without a model, that documentation."""
+        explanation = await command_docs.explained(command, self.policy.user_rules)
+        question = Message("user", command_docs.describe_question(command, explanation))
         try:
             messages = self.conversation.request(question)
             reply = await self._outbound().chat(self.target, messages, self._specs or None)
@@ -270,7 +267,7 @@ class ChatTurn:
                 self.frontend.render(UsageRecorded.of(self.target, reply.usage, "describe"))
             text = reply.text.strip() or "(the model gave no description)"
         except REQUEST_FAILURES as error:
-            text = f"(no description: {error})"
+            text = command_docs.offline_description(explanation, str(error))
         self.log("description", {"command": command, "text": text})
         return text
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from aish.safety.bash.continuation import Unfinished, unfinished
     from aish.safety.bash.live_shell import ShellFacts
     from aish.safety.bash.syntax import BashLine, SimpleCommand, parse_bash
-    from aish.safety.bash.wrappers import unwrap
+    from aish.safety.bash.wrappers import is_wrapper, unwrap
 
 __all__ = [
     "Arg",
@@ -26,6 +26,7 @@ __all__ = [
     "ShellFacts",
     "SimpleCommand",
     "Unfinished",
+    "is_wrapper",
     "parse_bash",
     "unfinished",
     "unwrap",
@@ -43,6 +44,7 @@ _HOMES = {
     "SimpleCommand": "aish.safety.bash.syntax",
     "Unfinished": "aish.safety.bash.continuation",
     "parse_bash": "aish.safety.bash.syntax",
+    "is_wrapper": "aish.safety.bash.wrappers",
     "unfinished": "aish.safety.bash.continuation",
     "unwrap": "aish.safety.bash.wrappers",
     "walk_bash": "aish.safety.bash.command_walk",

@@ -168,6 +168,11 @@ class Unwrapped:
     concerns: tuple[str, ...] = ()
 
 
+def is_wrapper(program: str) -> bool:
+    """Whether `program` runs another command that `unwrap` can find in its words."""
+    return program in WRAPPERS
+
+
 def unwrap(program: str, args: Sequence[Arg]) -> Unwrapped:
     unwrapped, own = _unwrap(program, args)
     concerns = _concerns(program, args[:own], args)

@@ -198,6 +198,21 @@ async def _safety(repl: ReplContext, args: str) -> None:
         repl.say(_SAFETY_USAGE)
 
 
+async def _explain(repl: ReplContext, args: str) -> None:
+    import asyncio
+
+    from aish.explain import explain_line, explanation_lines
+
+    line = args.strip()
+    if not line:
+        repl.say("usage: :explain <command>")
+        return
+    rules = repl.safety_rules() if isinstance(repl, KnowsSafetyRules) else None
+    # `man` and `--help` take a moment; the prompt's redraws go on meanwhile.
+    explanation = await asyncio.to_thread(explain_line, line, rules)
+    repl.say("\n".join(visible(text) for text in explanation_lines(explanation)))
+
+
 NORRIS_HELP = """\
 Norris mode: the model pursues a goal on its own, one step at a time. Each step is one reply;
 the commands it proposes (CMD: lines) run in a shell of the agent's own, started in your cwd
@@ -381,6 +396,13 @@ COMMANDS: dict[str, MetaCommand] = {
             "safety check|why|rules",
             "judge a command without running it, or list the rules",
             _safety,
+            paged=True,
+        ),
+        MetaCommand(
+            "explain",
+            "explain <command>",
+            "each program and option of a command from the local man pages (offline)",
+            _explain,
             paged=True,
         ),
         MetaCommand(
