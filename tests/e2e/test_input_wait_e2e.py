@@ -2,12 +2,9 @@
 `[t]ake over` (the user's keys reach the step, Ctrl-] gives the terminal back), `[s]top`, and
 sudo's password asked through the askpass bridge on aish's own prompt.
 
-sudo here is a FAKE (`FAKE_SUDO`, written into the test's own directory): this machine has no
-sudo, and runs the tests as root, whom a real sudo never asks for a password. The fake keeps
-sudo's password semantics that aish depends on: with `-A` it runs `$SUDO_ASKPASS` with the
-prompt and reads the password from its stdout; without `-A` it asks on the terminal with echo
-off. aish's side — the bridge, its socket, its helper, the alias in the agent's shell — is the
-real one.
+sudo here is a FAKE (`tests/support/fake_sudo.py` says why and what it keeps of sudo: `-A`
+asks `$SUDO_ASKPASS`, otherwise the terminal, echo off). aish's side — the bridge, its socket,
+its helper, the alias in the agent's shell — is the real one.
 """
 
 from __future__ import annotations
@@ -18,6 +15,8 @@ import sqlite3
 from pathlib import Path
 
 import pexpect
+
+from tests.support.fake_sudo import install_fake_sudo
 
 from ..conftest import ServeFn
 from .conftest import AishTerminal, spawn_aish
@@ -37,30 +36,6 @@ command_timeout_s = 600
 # Far above the half second noticing takes (bench/input_wait.py measures it) and far below the
 # 600 s step timeout: reaching the HALT within it shows the wait was noticed, not timed out.
 NOTICED_WITHIN_S = 20
-
-FAKE_SUDO = """#!/bin/bash
-# FAKE sudo for aish's tests (this machine has no sudo, and root is never asked anyway).
-# Password semantics as sudo's: -A asks $SUDO_ASKPASS, otherwise the terminal, echo off.
-askpass=0
-while [ $# -gt 0 ]; do
-    case "$1" in
-        -A) askpass=1; shift ;;
-        -k) shift ;;  # forget the cached credential: this fake never caches one
-        -*) shift ;;
-        *) break ;;
-    esac
-done
-[ $# -eq 0 ] && exit 0
-prompt="[sudo] password for $(id -un): "
-if [ $askpass = 1 ]; then
-    [ -n "$SUDO_ASKPASS" ] || { echo "sudo: no askpass program specified" >&2; exit 1; }
-    pw=$("$SUDO_ASKPASS" "$prompt") || { echo "sudo: no password was provided" >&2; exit 1; }
-else
-    read -r -s -p "$prompt" pw </dev/tty; echo >/dev/tty
-fi
-[ "$pw" = "@PASSWORD@" ] || { echo "sudo: 1 incorrect password attempt" >&2; exit 1; }
-exec "$@"
-""".replace("@PASSWORD@", PASSWORD)
 
 
 def _scenario(*texts: str) -> dict[str, object]:
@@ -146,10 +121,7 @@ def test_detaching_gives_the_terminal_back_and_stop_tells_the_model(
 def test_sudo_asks_on_aishs_prompt_through_the_askpass_bridge(
     serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
 ) -> None:
-    fake = tmp_path / "fake-sudo-bin"
-    fake.mkdir()
-    (fake / "sudo").write_text(FAKE_SUDO)
-    (fake / "sudo").chmod(0o755)
+    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", PASSWORD).parent
     server = serve(_scenario("CMD: sudo -k; sudo true && echo root-ok", "GOAL: complete"))
     aish, screen = _spawn(aish_home, server.url, PATH=f"{fake}:{os.environ['PATH']}")
     terminals.append(aish)
