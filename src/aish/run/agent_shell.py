@@ -94,7 +94,11 @@ class AgentShell:
         from aish.run.askpass import AskpassBridge
         from aish.shell.session import ShellSession
 
-        # sudo cannot ask anyone from inside the sandbox (no new privileges there).
+        # With a terminal, sudo reads the password there, and SUDO_ASKPASS only with -A: the
+        # shell's rc makes `sudo` an alias of `sudo -A` (AISH_SUDO_ASKPASS), not an edited
+        # command — the gate judges a command with the shell's aliases, so what it judged is
+        # what runs, and a respawned shell has it too. Not in the sandbox: sudo cannot ask
+        # anyone from inside (no new privileges there).
         askpass = await AskpassBridge.start() if sandbox is None else None
         bridged = askpass.environment() if askpass is not None else {}
         options: dict[str, Any] = {
@@ -123,11 +127,6 @@ class AgentShell:
                 if shell is None:
                     raise
                 session = await ShellSession.start(shell="bash", **options)
-            if askpass is not None:
-                # With a terminal, sudo reads the password there and reads SUDO_ASKPASS only
-                # with -A. An alias, not an edited command: the gate judges a command with
-                # the shell's aliases (the alias's text), so what it judged is what runs.
-                await session.run("alias sudo='sudo -A'", private=True)
         except BaseException:
             if askpass is not None:
                 await askpass.close()

@@ -62,8 +62,10 @@ class AskpassBridge:
         return bridge
 
     def environment(self) -> dict[str, str]:
-        """What the agent's shell needs in its environment."""
-        return {"SUDO_ASKPASS": str(self.program)}
+        """What the agent's shell needs in its environment: the program, and the word for its
+        rc file to make `sudo` mean `sudo -A` (sudo with a terminal reads SUDO_ASKPASS only
+        then)."""
+        return {"SUDO_ASKPASS": str(self.program), "AISH_SUDO_ASKPASS": "1"}
 
     async def close(self) -> None:
         self._server.close()
