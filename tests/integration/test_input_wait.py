@@ -179,3 +179,26 @@ async def test_sudos_askpass_question_halts_without_a_person(
     assert reason.startswith("needs your input: [sudo] password for ")
     halts = frontend.of(Halt)
     assert [h.level for h in halts] == ["unknown", "input"]
+
+
+async def test_the_agent_shell_runs_sudo_as_sudo_dash_a_the_gate_sees_it(workdir: Path) -> None:
+    shell = await AgentShell.start(str(workdir))
+    try:
+        assert shell.askpass is not None
+        program = shell.askpass.program
+        report = await shell.session.state_report()
+        # An alias in the shell's tables: the gate judges `sudo -A …`, which is what runs.
+        assert report.aliases["sudo"] == "sudo -A"
+        exported = await shell.session.exported_environment()
+        assert exported["SUDO_ASKPASS"] == str(program)
+        assert "AISH_SUDO_ASKPASS" not in exported  # the rc's word, gone once read
+        verdict = await gate.assess(
+            gate.ProposedCommand("sudo rm -rf /srv/x"),
+            gate.Policy("norris"),
+            None,
+            ShellFactsSource(shell.session.state_report),
+        )
+        assert verdict.verdict.level == "destructive"
+    finally:
+        await shell.close()
+    assert not program.exists()
