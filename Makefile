@@ -90,6 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/classify.py
 	$(BIN)/python bench/gate_facts.py
 	$(BIN)/python bench/scrub.py
+	$(BIN)/python bench/input_wait.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/snapshot.py

@@ -36,6 +36,7 @@
 # again before the next prompt (before a user's `history -a` can write it). aish's private keys
 # run through readline bindings, so they never appear in the history and never change $?.
 # AISH_PRIVATE_HISTORY=1 (the agent's own shell) turns the history file off altogether.
+# AISH_SUDO_ASKPASS=1 (the agent's shell with aish's askpass bridge) makes `sudo` mean `sudo -A`.
 
 # PS0, `local -` and ${var@a} came with bash 4.4: say so instead of failing strangely.
 if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
@@ -279,7 +280,8 @@ fi
 # Programs started from this shell must not learn the nonce.
 builtin unset AISH_NONCE AISH_CWD
 __aish_private_history=${AISH_PRIVATE_HISTORY-}
-builtin unset AISH_PRIVATE_HISTORY
+__aish_sudo_askpass=${AISH_SUDO_ASKPASS-}
+builtin unset AISH_PRIVATE_HISTORY AISH_SUDO_ASKPASS
 
 # What an interactive bash reads when aish is not in the way (--rcfile replaces both).
 if [[ -r /etc/bash.bashrc ]]; then
@@ -296,5 +298,11 @@ if [[ -n $__aish_private_history ]]; then
   builtin set +o history
 fi
 builtin unset __aish_private_history
+if [[ -n $__aish_sudo_askpass ]]; then
+  # The agent's shell, where nobody watches the terminal: sudo asks aish for the password
+  # ($SUDO_ASKPASS), which it does only with -A. An alias the gate sees, not an edited command.
+  builtin alias sudo='sudo -A'
+fi
+builtin unset __aish_sudo_askpass
 
 __aish_install

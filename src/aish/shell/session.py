@@ -52,6 +52,7 @@ from aish.shell.results import (
     start_failed_message,
 )
 from aish.shell.state_report import ShellStateReport, parse_state_report, state_report_path
+from aish.shell.terminal_read import TerminalRead, terminal_read
 from aish.shell.typeahead import typeahead_path
 
 if TYPE_CHECKING:
@@ -188,6 +189,13 @@ class ShellSession:
         """The PTY's foreground process group: the shell's pid at the prompt, a job's pgid
         while one runs in the foreground (a cheap "is a program running?")."""
         return self._proc.foreground_pgrp() if self._proc is not None and self.alive else None
+
+    def terminal_read(self) -> TerminalRead | None:
+        """Whether the running command waits for someone to type (``terminal_read``)."""
+        proc = self._proc
+        if proc is None or not self.alive or proc.master_fd < 0:
+            return None
+        return terminal_read(proc.master_fd, proc.slave_path)
 
     async def close(self) -> None:
         """End the shell (hang up its terminal, SIGKILL if it lingers) and free everything."""

@@ -27,6 +27,8 @@ from aish.ui.render.cmd_lines import CmdLineSplitter
 from aish.ui.render.norris_frames import (
     HALT_KEYS,
     HALT_QUESTION,
+    INPUT_KEYS,
+    INPUT_QUESTION,
     NorrisEvent,
     norris_pieces,
 )
@@ -38,7 +40,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from aish.agent.diffs import ProposedDiff
+    from aish.agent.norris import TakeOverAnswer
     from aish.agent.outbound import Outbound
+    from aish.run.input_wait import InputWait
     from aish.ui.render.markdown_stream import MarkdownStream
 
 _A = TypeVar("_A", bound=str)
@@ -310,6 +314,32 @@ class ChatView:
             return "abort"
         # Every binding answers with a whole HaltAnswer; anything else is no answer to run on.
         return next((answer for answer in HALT_KEYS.values() if answer == typed), "abort")
+
+    async def input_action(self, action: str, wait: InputWait) -> TakeOverAnswer:
+        """`[t]ake over / [s]top it / [a]bort` for a step that waits for terminal input (the
+        `Halt` banner, already drawn, showed its prompt). Ctrl-C and Ctrl-D abort; a bare
+        Enter answers nothing (the question stays)."""
+        while True:
+            answer = await self.ask_key(INPUT_QUESTION, INPUT_KEYS)
+            if answer is None:
+                return "abort"
+            if answer != "no":
+                return answer
+
+    async def ask_password(self, prompt: str) -> str | None:
+        """A password for a step, typed with echo off on aish's own prompt (what the program
+        asked, quoted); None on Ctrl-C or Ctrl-D. Never shown, kept or logged here."""
+        from prompt_toolkit import PromptSession
+
+        session: PromptSession[str] = PromptSession(is_password=True)
+        self.end_line()
+        try:
+            with type_ahead.set_aside():  # keys typed before the question are not the password
+                return await session.prompt_async(
+                    f"{visible(prompt)} ", handle_sigint=False, is_password=True
+                )
+        except (EOFError, KeyboardInterrupt):
+            return None
 
     def show_verdict(self, verdict: Verdict) -> None:
         """The gate's verdict above the question; destructive in red."""

@@ -309,7 +309,9 @@ class GoalPrinter:
         step = f"step {halt.step}/{halt.max_steps}" if halt else f"step {ended.steps}"
         first, *more = visible(action).split("\n")
         lines = [f"aish: HALT at {step}: {first}", *(f"  {line}" for line in more)]
-        if halt is not None:
+        if halt is not None and halt.level == "input":  # the step waited for terminal input
+            lines.append(f"  reason: {visible('; '.join(halt.reasons))}")
+        elif halt is not None:
             reasons = visible("; ".join(halt.reasons))
             if halt.level == "safe" and not reasons:
                 reasons = "read-only"  # as the confirm prompt says it
@@ -323,6 +325,11 @@ class GoalPrinter:
         self._err.flush()
 
     def _why_not_run(self, level: str) -> str:
+        if level == "input":
+            return (
+                "stopped: it waited for terminal input and nobody is at this terminal "
+                "(in aish's REPL, `[t]ake over` hands you its terminal)"
+            )
         if self._sandboxed and level == "destructive":
             return "not run: destructive steps halt in the sandbox too (sandbox_destructive)"
         if not self._yes_safe and not self._sandboxed:

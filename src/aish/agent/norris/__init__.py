@@ -4,9 +4,10 @@
 gate); `dispatch` how a step reacts to what the gate and the executor did with its actions
 (through the loop chat shares, `aish.agent.action_loop`), `bounds` the
 limits of a run (`NorrisBounds`), `prompt` what a step tells the model, `models` which model
-executes the steps and which one plans them, and `preplanner` the one call that turns a goal
-into tasks. Callers outside this room import this face; it is lazy, so naming a bound or a
-model does not load the loop.
+executes the steps and which one plans them, `preplanner` the one call that turns a goal
+into tasks, and `input_halt` the HALT for a step that waits for terminal input. Callers
+outside this room import this face; it is lazy, so naming a bound or a model does not load
+the loop.
 
 Never prints (it talks to a `Frontend`) and never runs a command itself: every action goes
 through `aish.agent.gate`. Imports nothing from `ui`.
@@ -20,6 +21,7 @@ from aish._lazy_face import lazy_names
 
 if TYPE_CHECKING:
     from aish.agent.norris.bounds import NorrisBounds
+    from aish.agent.norris.input_halt import InputPrompt, TakeOverAnswer
     from aish.agent.norris.loop import CommandRunner, NorrisFrontend, NorrisResult, NorrisRun
     from aish.agent.norris.models import NorrisModels, norris_models
     from aish.agent.norris.preplanner import DEFAULT_PREPLAN_SYSTEM, Plan, preplan
@@ -29,12 +31,14 @@ __all__ = [
     "DEFAULT_PREPLAN_SYSTEM",
     "INSTRUCTIONS",
     "CommandRunner",
+    "InputPrompt",
     "NorrisBounds",
     "NorrisFrontend",
     "NorrisModels",
     "NorrisResult",
     "NorrisRun",
     "Plan",
+    "TakeOverAnswer",
     "norris_models",
     "preplan",
 ]
@@ -44,12 +48,14 @@ _HOMES = {
     "DEFAULT_PREPLAN_SYSTEM": "aish.agent.norris.preplanner",
     "INSTRUCTIONS": "aish.agent.norris.prompt",
     "CommandRunner": "aish.agent.norris.loop",
+    "InputPrompt": "aish.agent.norris.input_halt",
     "NorrisBounds": "aish.agent.norris.bounds",
     "NorrisFrontend": "aish.agent.norris.loop",
     "NorrisModels": "aish.agent.norris.models",
     "NorrisResult": "aish.agent.norris.loop",
     "NorrisRun": "aish.agent.norris.loop",
     "Plan": "aish.agent.norris.preplanner",
+    "TakeOverAnswer": "aish.agent.norris.input_halt",
     "norris_models": "aish.agent.norris.models",
     "preplan": "aish.agent.norris.preplanner",
 }

@@ -23,7 +23,8 @@ failed or was skipped the model sees that first), `blocked` (GOAL: blocked), `st
 and no GOAL line), `aborted` (the user), `stuck` (an action proposed again after it was skipped,
 or after it failed with nothing changed since), `tasks_complete` (every task done),
 `budget_exhausted` (steps, wall clock, tokens, cost, or consecutive skips), `halted` (headless:
-an action needed a person) or `failed` (the model could not be reached). After a failed command
+an action needed a person, or a step waited for terminal input — "needs your input", see
+`input_halt`) or `failed` (the model could not be reached). After a failed command
 or a skip the rest of that reply is not run: the model re-plans from the result. The actions go
 through the propose → authorize → run loop chat shares; Norris's reactions are in `dispatch`.
 
@@ -65,6 +66,7 @@ from aish.agent.streaming import complete_lines
 from aish.agent.toolbox import ToolBox, ToolExecutor, ToolRound, offered
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
+from aish.run.input_wait import InputWaitHandler, NeedsInput
 from aish.run.record import Record, record_run
 
 if TYPE_CHECKING:
@@ -81,10 +83,16 @@ _log = logging.getLogger("aish.norris")
 
 class CommandRunner(Protocol):
     """Runs what the gate authorized (redeeming it) with a timeout, and records the run with
-    `record` on its way out: `aish.run.agent_shell.AgentShell.run_authorized`."""
+    `record` on its way out, asking `on_input` about a command that waits for terminal input:
+    `aish.run.agent_shell.AgentShell.run_authorized`."""
 
     def __call__(
-        self, authorization: gate.Authorization, timeout_s: float, *, record: Record
+        self,
+        authorization: gate.Authorization,
+        timeout_s: float,
+        *,
+        record: Record,
+        on_input: InputWaitHandler | None = None,
     ) -> Awaitable[CommandRun]: ...
 
 
@@ -473,13 +481,27 @@ class NorrisRun:
             # Unattended commands also stop at the wall clock; one the user approved runs
             # its course (cutting a deletion short would be worse than letting it finish).
             timeout = min(timeout, max(self._remaining_s(), 0.1))
-        run = await self.run_authorized(authorization, timeout, record=self._record)
+        try:
+            run = await self.run_authorized(
+                authorization, timeout, record=self._record, on_input=self._input_halt()
+            )
+        except NeedsInput as stop:  # the step waited for input: halted (nobody there), aborted
+            if stop.answer == "abort":
+                raise RunEnds("aborted", "aborted at the HALT prompt (needs your input)") from None
+            raise RunEnds("halted", stop.wait.describe(), pending=authorization.command) from None
         self.frontend.render(
             CommandFinished(
                 run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
             )
         )
         return run
+
+    def _input_halt(self) -> InputWaitHandler:
+        """The HALT "needs your input" of this step (`input_halt`)."""
+        from aish.agent.norris.input_halt import InputHalt
+
+        headless = self.policy.mode == "headless"
+        return InputHalt(self.frontend, self._step, self.bounds.max_steps, self._waited, headless)
 
     def _record(self, run: CommandRun) -> None:
         """How the executor records a step's command: for the model and the session log,

@@ -33,6 +33,7 @@ the line is dim. Everything that came from the model, a command or the user pass
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
 from aish.agent.events import (
     CommandFinished,
@@ -48,6 +49,9 @@ from aish.agent.events import (
 from aish.agent.gate import HaltAnswer
 from aish.ui.render.visible_text import visible
 
+if TYPE_CHECKING:
+    from aish.agent.norris import TakeOverAnswer
+
 Piece = tuple[str, str]
 NorrisEvent = (
     NorrisStarted
@@ -62,6 +66,9 @@ NorrisEvent = (
 
 HALT_QUESTION = "[p]roceed / [s]kip / [a]bort "
 HALT_KEYS: dict[str, HaltAnswer] = {"p": "proceed", "s": "skip", "a": "abort"}
+# A step that waits for terminal input (the HALT's level is `input`).
+INPUT_QUESTION = "[t]ake over / [s]top it / [a]bort "
+INPUT_KEYS: dict[str, TakeOverAnswer] = {"t": "take_over", "s": "stop", "a": "abort"}
 
 OUTPUT_LINES_SHOWN = 20
 
@@ -195,7 +202,10 @@ def _halt(event: Halt, width: int) -> list[Piece]:
     banner = f"─── NORRIS HALT ─── step {event.step}/{event.max_steps} "
     banner += "─" * max(width - len(banner), 3)
     reasons = "; ".join(_one_line(reason) for reason in event.reasons)
-    reason = f"reason: [{_one_line(event.level)}] {reasons}".rstrip()
+    if event.level == "input":  # "needs your input: Password:", no verdict to show
+        reason = f"reason: {reasons}"
+    else:
+        reason = f"reason: [{_one_line(event.level)}] {reasons}".rstrip()
     first, *more = visible(event.action).split("\n")
     action = "".join([f"action: {first}", *(f"\n        {line}" for line in more)])
     pieces = [(banner + "\n", "bold red"), (f"{reason}\n{action}\n", "red")]
