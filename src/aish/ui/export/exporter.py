@@ -124,6 +124,7 @@ def export_session(
 def export_running_session(session: Session, fmt: Format, file: str | None, cwd: str) -> str:
     """`:export`: the REPL's session, scrubbed with the session's own placeholders (those the
     model saw); the line to tell the user."""
+    from aish.session.records import StoreError
     from aish.ui.export.files import ExportError
 
     store, info = session.store, session.info
@@ -139,7 +140,7 @@ def export_running_session(session: Session, fmt: Format, file: str | None, cwd:
             file=file,
             folder=Path(cwd),
         )
-    except ExportError as error:
+    except (ExportError, StoreError) as error:
         return f"export failed: {error}"
     said = " (secrets replaced by placeholders)" if written.scrubbed else ""
     return f"session exported to {written.path}{said}"
