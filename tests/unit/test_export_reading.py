@@ -16,7 +16,7 @@ from aish.store.sessions import TurnRecord
 from aish.ui.export import document as doc
 from aish.ui.export.exporter import export_session, preset_scrubs, session_document
 from aish.ui.export.files import ExportError, default_name, write_new
-from aish.ui.export.reading import HEAD_LINES, TAIL_LINES, read_document
+from aish.ui.export.reading import HEAD_LINES, TAIL_LINES, bounded, read_document
 from aish.ui.export.scrubbing import scrub_document, session_scrubbed
 
 SECRET = "Xk29fLq8ZpW3vR7tQ"  # shaped like nothing: only known from the environment
@@ -98,6 +98,12 @@ def test_long_outputs_keep_their_head_and_tail_and_damaged_payloads_read_empty()
     assert isinstance(note, doc.Notice) and isinstance(unknown, doc.Notice)
 
 
+def test_long_lines_are_cut_between_words_only() -> None:
+    assert bounded("a" * 5000).text == "… (a line of 5,000 characters without a break)"
+    cut = bounded("word " * 1000).text
+    assert cut.endswith("word … (3,000 characters more)") and len(cut) < 2100
+
+
 # ---- scrubbing ---------------------------------------------------------------------------------
 
 
@@ -170,7 +176,8 @@ def _session_with_secrets(store: Store) -> Any:
     info = store.start_session(name="deploy", cwd="/w", model="m")
     store.append_turn(info.id, "command", _run(f"echo {SECRET}", SECRET))
     store.append_turn(info.id, "command", _run("cat .env", f"API_TOKEN={TOKEN}"))
-    long_line = "x" * 1990 + TOKEN  # a cut inside the token must not leave a part of it
+    # A line cut inside the password must not leave its start behind.
+    long_line = '{"a": "' + "x" * 1974 + '", "p": "' + SECRET + '"}'
     store.append_turn(info.id, "command", _run("cat big", long_line))
     store.append_turn(info.id, "user", {"text": f"is {TOKEN} still good?"})
     store.append_turn(info.id, "assistant", {"text": "Yes.", "model": "m"})
@@ -188,7 +195,7 @@ def test_a_scrubbing_session_is_exported_with_placeholders_only(store: Store) ->
     )
     text = repr(document)
     assert document.scrubbed and SECRET not in text and TOKEN not in text
-    assert TOKEN[:8] not in text  # nor the start of the token the long line was cut in
+    assert SECRET[:8] not in text  # nor the start of the one the long line was cut in
     assert "AISH_SECRET_" in text
     assert document.total is not None and document.total.dollars == "$0.5000"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from aish.ui.export.document import Heading, SessionDocument
 from aish.ui.export.files import default_name, write_new
 from aish.ui.export.reading import LoggedTurn, read_document
-from aish.ui.export.scrubbing import scrub_document, scrub_turns, session_scrubbed
+from aish.ui.export.scrubbing import learn_from_turns, scrub_document, session_scrubbed
 
 if TYPE_CHECKING:
     from aish.config.schema import AishConfig
@@ -79,7 +79,7 @@ def session_document(
     replies = [str(t.payload.get("text", "")) for t in turns if t.kind == "assistant"]
     scrubbed = session_scrubbed(presets, replies, scrubs)
     if scrubbed:
-        turns = scrub_turns(turns, scrub)
+        learn_from_turns(turns, scrub)
     by_model = source.usage_totals(info.id, by=("model", "category"))
     totals = source.usage_totals(info.id, by=())
     heading = Heading(info.name or f"#{info.id}", info.started_at, info.cwd, info.model)

@@ -14,6 +14,7 @@ with each question (the commands in them are shown where they ran).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -49,6 +50,9 @@ HEAD_LINES = 40
 TAIL_LINES = 20
 # One line longer than this (minified JSON, a binary dump) is cut: the export stays readable.
 LINE_CHARS = 2000
+# Where a long line may be cut: never inside a word, where the rest of a token would be left
+# that no scrubber can recognise any more.
+_BETWEEN_WORDS = re.compile(r"""[\s"'`,;(){}\[\]<>|&]""")
 
 
 class LoggedTurn(Protocol):
@@ -75,11 +79,21 @@ def clean(text: str) -> str:
 def bounded(text: str) -> Bounded:
     """`text` cleaned and cut to its head and tail lines, long lines shortened."""
     lines = clean(text).rstrip("\n").split("\n")
-    lines = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …" for line in lines]
+    lines = [line if len(line) <= LINE_CHARS else _shortened(line) for line in lines]
     if len(lines) <= HEAD_LINES + TAIL_LINES:
         return Bounded("\n".join(lines))
     kept = lines[:HEAD_LINES] + lines[-TAIL_LINES:]
     return Bounded("\n".join(kept), omitted_lines=len(lines) - len(kept))
+
+
+def _shortened(line: str) -> str:
+    """A long line up to the last word boundary within `LINE_CHARS`; one word that long is
+    not shown at all."""
+    head = line[: LINE_CHARS + 1]
+    cuts = [m.start() for m in _BETWEEN_WORDS.finditer(head)]
+    if not cuts:
+        return f"… (a line of {len(line):,} characters without a break)"
+    return head[: cuts[-1] + 1].rstrip() + f" … ({len(line) - cuts[-1] - 1:,} characters more)"
 
 
 def read_document(

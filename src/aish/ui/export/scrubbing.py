@@ -7,12 +7,11 @@ the placeholders' values live in memory only). A session in which any preset scr
 document, whatever kind of entry holds it: the user's questions and commands, outputs, replies,
 tool calls and results, notes, statuses, even the session's name and cwd.
 
-Scrubbing is done twice. The logged payloads are scrubbed as they were written, before anything
-is cleaned or cut (a long line cut in the middle of a token would leave a part of it no scrubber
-recognises); the finished document is scrubbed again, as the reader will see it (taking out a
-control sequence may join what it split). Each time the scrubber goes over everything once
-only to learn (a value revealed late, after `--password` or in `.env` output, is then known
-everywhere) and then writes.
+The scrubber first goes over every payload of the log as it was written, only to learn: a value
+revealed anywhere (after `--password`, in `.env` output, in lines the export leaves out) is then
+a known secret everywhere. Then it scrubs the finished document, the text as the reader will
+see it (taking out a control sequence may have joined what it split). Long lines are cut only
+between words (`reading`), so no part of a token is left behind that could not be recognised.
 
 Placeholders are stable within one scrubber: with the live session's (`:export` in the REPL)
 they are the ones the model saw; `aish export` in another process numbers them afresh, in the
@@ -22,14 +21,13 @@ order the texts come.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from aish.ui.export.document import SessionDocument
 from aish.ui.export.reading import LoggedTurn
 
-__all__ = ["MARK", "ScrubbedTurn", "scrub_document", "scrub_turns", "session_scrubbed"]
+__all__ = ["MARK", "learn_from_turns", "scrub_document", "session_scrubbed"]
 
 MARK = "AISH_SECRET_"
 
@@ -49,33 +47,29 @@ def session_scrubbed(
     return any(MARK in text for text in replies)
 
 
-@dataclass(frozen=True)
-class ScrubbedTurn:
-    ts: float
-    kind: str
-    payload: Mapping[str, Any]
-
-
-def scrub_turns(turns: Sequence[LoggedTurn], scrub: Callable[[str], str]) -> list[ScrubbedTurn]:
-    """`turns` with `scrub` applied to every string of their payloads, however nested."""
+def learn_from_turns(turns: Sequence[LoggedTurn], scrub: Callable[[str], str]) -> None:
+    """Let `scrub` see every string of the turns' payloads, however nested (what it returns is
+    not kept: the document is scrubbed as it will be read)."""
     for turn in turns:
-        _map_json(turn.payload, lambda text: (scrub(text), text)[1])
-    return [ScrubbedTurn(t.ts, t.kind, _map_json(t.payload, scrub)) for t in turns]
+        for text in _texts(turn.payload):
+            scrub(text)
 
 
-def _map_json(value: Any, change: Callable[[str], str]) -> Any:
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in a JSON value (keys too: a damaged log may hold anything)."""
     if isinstance(value, str):
-        return change(value)
-    if isinstance(value, Mapping):
-        return {key: _map_json(item, change) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_map_json(item, change) for item in value]
-    return value
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
 
 
 def scrub_document(document: SessionDocument, scrub: Callable[[str], str]) -> SessionDocument:
-    """`document` with `scrub` applied to every text in it (learning first, then writing)."""
-    _map_texts(document, lambda text: (scrub(text), text)[1])
+    """`document` with `scrub` applied to every text in it."""
     return dataclasses.replace(_map_texts(document, scrub), scrubbed=True)
 
 
