@@ -639,6 +639,28 @@ def _run_cost(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_export(args: argparse.Namespace) -> int:
+    from aish.store import Store, StoreError
+    from aish.ui.export import run_export_command
+
+    try:
+        with Store.open() as store:
+            # Only to know which presets scrub: its warnings are not this command's business.
+            load = _loader(args, autodetect=False, store=store, check_rules=False)
+            return run_export_command(
+                store,
+                load(os.getcwd()).config,
+                session=args.session,
+                fmt=args.format,
+                file=args.file,
+                out=sys.stdout,
+                err=sys.stderr,
+            )
+    except StoreError as error:
+        print(f"aish: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
 def _run_completion(args: argparse.Namespace) -> int:
     from aish.cli_parser import build_parser
     from aish.completion_script import completion_script
@@ -659,5 +681,6 @@ _COMMANDS = {
     "secrets": _run_secrets,
     "memory": _run_memory,
     "cost": _run_cost,
+    "export": _run_export,
     "completion": _run_completion,
 }

@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_secrets(subs)
     _add_memory(subs)
     _add_cost(subs)
+    _add_export(subs)
     completion = subs.add_parser(
         "completion",
         help="print a shell completion script for aish",
@@ -277,6 +278,27 @@ def _add_cost(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default="model",
         help="one row per model (default), category or day",
     )
+
+
+def _add_export(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = subs.add_parser(
+        "export",
+        help="write a logged session to a Markdown or HTML file",
+        description="Write a session's conversation (questions, replies, commands with their exit "
+        "status and bounded output, Norris steps and HALTs, costs) as Markdown or as one "
+        "self-contained HTML page. When any preset of the session scrubbed secrets, every secret "
+        "is replaced by its placeholder. An existing file is never replaced.",
+    )
+    export.add_argument(
+        "--session", metavar="NAME", help="the session saved as NAME, or #ID (default: the last)"
+    )
+    export.add_argument("--format", choices=("md", "html"), default="md", help="default: md")
+    export.add_argument(
+        "file",
+        nargs="?",
+        help="where to write it (default: aish-<session>-<date>.<format> here; -: stdout)",
+    )
+    _add_config_option(export, argparse.SUPPRESS)
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default: object = None) -> None:

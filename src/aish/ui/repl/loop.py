@@ -15,7 +15,7 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
 from aish.agent.routing import KnownCommands, paths_under, route_line
@@ -635,6 +635,12 @@ class Repl:
         label = label or self._info.name or f"#{self._info.id}"
         told = _turns(self.conversation.exchange_count())
         return f"[aish] continuing session {label}: {told} with {self.session.model}"
+
+    def export_session(self, fmt: Literal["md", "html"], file: str | None) -> str:
+        """`:export`: this session to a file, relative to the shell's cwd."""
+        from aish.ui.export import export_running_session
+
+        return export_running_session(self.session, fmt, file, self.shell_cwd())
 
     def session_lines(self) -> list[str]:
         import time

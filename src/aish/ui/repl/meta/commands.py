@@ -24,6 +24,7 @@ from aish.ui.repl.meta.context import (
     RunsGoals,
 )
 from aish.ui.repl.meta.cost import cost, secrets
+from aish.ui.repl.meta.export import export
 from aish.ui.repl.meta.memory import memory, remember
 from aish.ui.repl.meta.trust import config_command, trust
 from aish.ui.repl.meta.undo import undo
@@ -327,6 +328,14 @@ COMMANDS: dict[str, MetaCommand] = {
         MetaCommand("save", "save <name>", "name this session", _save),
         MetaCommand("load", "load <name>", "continue a named session", _load),
         MetaCommand("sessions", "sessions", "list recent sessions", _sessions, paged=True),
+        MetaCommand(
+            "export",
+            "export md|html [FILE]",
+            "write this session to a Markdown or HTML file (secrets as placeholders)",
+            export,
+            "Without FILE: aish-<session>-<date>.md|html in the shell's cwd. An existing file is "
+            "never replaced. From outside: aish export [--session NAME] --format md|html.",
+        ),
         MetaCommand(
             "ask", "ask <text>", "send the text to the model, whatever it looks like", _ask
         ),
