@@ -22,7 +22,7 @@ from aish.completion_words import CompletionLine, completion_line
 from aish.ui.repl.path_completion import escape_path, path_completions
 
 if TYPE_CHECKING:
-    from aish.run.live_shell import SpecAnswer
+    from aish.run.completion_helper import SpecAnswer
 
 __all__ = ["AishCompleter", "LiveShell"]
 

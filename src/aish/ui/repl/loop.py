@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
-    from aish.run.live_shell import ReplLiveShell
+    from aish.run.completion_helper import ReplLiveShell
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
@@ -514,7 +514,7 @@ class Repl:
         from prompt_toolkit.search import accept_search
 
         from aish.config.paths import state_dir
-        from aish.run.live_shell import ReplLiveShell
+        from aish.run.completion_helper import ReplLiveShell
         from aish.ui.repl.completion import AishCompleter
         from aish.ui.repl.continuation import (
             continuation_bindings,
