@@ -10,6 +10,8 @@ path is in scope and literal, so `rm -rf build/x ../../etc` is not allowed by `r
 
 from __future__ import annotations
 
+import posixpath
+
 from aish.safety.rules.command_pattern import (
     Match,
     SimpleCommand,
@@ -49,6 +51,20 @@ def _scoped(
         return found if ok else "no"
     if any(p is not None and under(p, rule.paths, tighten=True) for p in paths):
         return found
-    if any(p is None for p in paths) or command.open_ended:
-        return "maybe"  # a computed path, or names read from input, may be in scope
+    if any(p is None or _unplaceable(p, rule.paths) for p in paths) or command.open_ended:
+        # A computed path, names read from input, or a path the text cannot place against
+        # the globs: it may be in scope.
+        return "maybe"
     return "no"
+
+
+def _unplaceable(path: str, globs: tuple[str, ...]) -> bool:
+    """Whether comparing `path` with `globs` as text cannot say where it points: an absolute
+    (or `~`) path against a glob relative to the directory the command runs in
+    (`/home/u/proj/secrets/k` may be `./secrets/k`), or a path that climbs out of that directory
+    (`../proj/secrets/k`)."""
+    relative_globs = any(not g.startswith(("/", "~")) for g in globs)
+    if path.startswith(("/", "~")):
+        return relative_globs
+    normal = posixpath.normpath(path)
+    return relative_globs and (normal == ".." or normal.startswith("../"))
