@@ -251,7 +251,11 @@ async def test_norris_steps_evict_without_summarising(serve: ServeFn) -> None:
     frontend = ScriptedFrontend()
 
     async def run(
-        authorization: gate.Authorization, timeout_s: float, *, record: Record
+        authorization: gate.Authorization,
+        timeout_s: float,
+        *,
+        record: Record,
+        on_input: object = None,  # nothing here waits for terminal input
     ) -> CommandRun:
         approved = gate.redeem(authorization)
         result = CommandRun(approved.command, 0, "/w", "/w", 0.01, "", "model", asked=False)
