@@ -89,6 +89,21 @@ class ModelChoice:
             self._say(said)
         return target
 
+    def fix_target(self, active: ModelTarget) -> ModelTarget:
+        """The target of `??`: the preset `routing.classes.fix` names, else `fast` when
+        there is one, else `active` (whatever `:route` says: a fix is aish's own request). A
+        preset that cannot be used leaves it on `active`, and says why."""
+        name = self._config.routing.classes.get("fix")
+        if name is None and "fast" in self._config.models:
+            name = "fast"
+        if name is None or name == active.name:
+            return active
+        target = self.resolve(name)
+        if isinstance(target, str):
+            self._say(f"fix not asked of {name} ({target}); asking {active.name}")
+            return active
+        return target
+
     def fallback(self, active: ModelTarget) -> ModelTarget | None:
         """The preset asked once more when `active` fails before showing anything."""
         from aish.agent.fallback import fallback_target
