@@ -104,6 +104,24 @@ class ModelChoice:
             return active
         return target
 
+    def suggest_target(self, active: str) -> ModelTarget | str:
+        """The preset of the model ghost text (`ui.suggest_model`, else `fast` when there is
+        one, else `active`), or why there is none: it must be local unless the user opted in
+        (`ui.suggest_cloud`) — every pause in typing would be a request."""
+        from aish.endpoints import is_loopback_endpoint
+
+        ui = self._config.ui
+        name = ui.suggest_model or ("fast" if "fast" in self._config.models else active)
+        target = self.resolve(name)
+        if isinstance(target, str):
+            return f"no model suggestions: {target}"
+        if not ui.suggest_cloud and not is_loopback_endpoint(target.endpoint):
+            return (
+                f"no model suggestions: {name} is not on this machine "
+                "(ui.suggest_cloud = true lets a cloud preset suggest); history only"
+            )
+        return target
+
     def fallback(self, active: ModelTarget) -> ModelTarget | None:
         """The preset asked once more when `active` fails before showing anything."""
         from aish.agent.fallback import fallback_target

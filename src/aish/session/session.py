@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
     from aish.agent.events import Frontend, UsageRecorded
     from aish.agent.fix import FixTurn
+    from aish.agent.line_completion import LineCompleter
     from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
@@ -398,6 +399,21 @@ class Session:
             budget=self.models.budget(),
             shell_facts=shell_facts,
         )
+
+    def line_completer(self) -> LineCompleter | str:
+        """The model ghost text's completer (`ui.suggest = "model"`), or one line saying why
+        there is none (a cloud preset not opted in, a missing key)."""
+        from aish.agent.line_completion import LineCompleter
+
+        target = self.models.suggest_target(self.model)
+        if isinstance(target, str):
+            return target
+        return LineCompleter(target, self.outbound, on_usage=self._record_usage)
+
+    def _record_usage(self, event: UsageRecorded) -> None:
+        """Into the current ledger (`:load` starts another)."""
+        if self.spending is not None:
+            self.spending.record(event)
 
     def norris_models(
         self, active: ModelTarget, on_event: Callable[[Any], None], *, executor_preset: bool = True

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.auto_suggest import AutoSuggest
     from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
@@ -565,6 +566,7 @@ class Repl:
             continuation_prompt,
             tab_display,
         )
+        from aish.ui.repl.suggest.keys import accept_bindings
 
         keys = KeyBindings()
 
@@ -605,9 +607,11 @@ class Repl:
             history=self._line_history(state_dir() / "history"),
             completer=AishCompleter(COMMANDS, live),
             complete_while_typing=False,
+            auto_suggest=self._suggester(),
             key_bindings=merge_key_bindings(
                 [
                     keys,
+                    accept_bindings(),
                     continuation_bindings(self._needs_another_line),
                     *([fix_key] if fix_key is not None else []),
                 ]
@@ -629,7 +633,25 @@ class Repl:
         """The typed lines' history file (private, see `history`)."""
         from aish.ui.repl.history import open_line_history
 
-        return open_line_history(path, self._show_notice)
+        return open_line_history(path, self._show_notice, self.shell_cwd)
+
+    def _suggester(self) -> AutoSuggest | None:
+        """The ghost text `ui.suggest` asks for: none, the history's, or the history's and
+        then a model's (history only, said once, when no preset may suggest)."""
+        mode = self.session.config.ui.suggest
+        if mode == "off":
+            return None
+        from aish.ui.repl.suggest.history import HistorySuggest
+
+        if mode == "history":
+            return HistorySuggest(self.shell_cwd)
+        completer = self.session.line_completer()
+        if isinstance(completer, str):
+            self._show_notice(completer)
+            return HistorySuggest(self.shell_cwd)
+        from aish.ui.repl.suggest.model import ModelSuggest
+
+        return ModelSuggest(completer.complete, self.shell_cwd)
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 
@@ -751,6 +773,8 @@ class Repl:
         self._commands.use_context(config.context)
         if self._live_completion is not None:
             self._live_completion.timeout_s = config.ui.completion_timeout_s
+        if self._prompt is not None:
+            self._prompt.auto_suggest = self._suggester()
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
         return self._store.usage_totals(self._info.id, by=by)
