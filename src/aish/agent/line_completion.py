@@ -59,6 +59,14 @@ class LineCompleter:
     # The ledger's (every call's usage, as every other call's).
     on_usage: Callable[[UsageRecorded], None] | None = None
 
+    async def warm_up(self) -> None:
+        """Import the HTTP client in a thread, ahead of the first request: imported in the
+        event loop by that request, it would hold up the keys typed meanwhile."""
+        import asyncio
+        import importlib
+
+        await asyncio.to_thread(importlib.import_module, "aish.llm.broker")
+
     async def complete(self, typed: str, cwd: str, recent: Sequence[str]) -> str | None:
         """What the model would add to `typed`; None for nothing (a failed request too: the
         ghost text is a nicety, never an error on the terminal)."""

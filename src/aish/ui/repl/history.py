@@ -29,7 +29,7 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
-__all__ = ["PRIVATE_MODE", "PlacedLines", "open_line_history", "placed_lines"]
+__all__ = ["PRIVATE_MODE", "PlacedLines", "open_line_history", "placed_lines", "single_lines"]
 
 PRIVATE_MODE = 0o600
 _OTHERS = stat.S_IRWXG | stat.S_IRWXO
@@ -84,13 +84,21 @@ class PlacedLines:
     def __init__(self, cwd: Callable[[], str] | None) -> None:
         self._cwd = cwd
         self._placed: list[tuple[str, str | None]] = []
+        # Every line of every entry, oldest first, split once: the ghost text searches it
+        # after each key.
+        self._lines: list[tuple[str, str | None]] = []
 
     def placed_lines(self) -> Iterator[tuple[str, str | None]]:
-        """(line, directory typed in), newest first."""
+        """(entry, directory typed in), newest first."""
         return reversed(self._placed)
+
+    def single_lines(self) -> Iterator[tuple[str, str | None]]:
+        """(line, directory typed in), newest first; a multi-line entry's last line first."""
+        return reversed(self._lines)
 
     def _place(self, string: str, where: str | None) -> None:
         self._placed.append((string, where))
+        self._lines.extend((line, where) for line in string.splitlines())
 
     def _here(self) -> str | None:
         if self._cwd is None:
@@ -102,10 +110,21 @@ class PlacedLines:
 
 
 def placed_lines(history: History) -> Iterable[tuple[str, str | None]]:
-    """`history`'s lines, newest first, with where they were typed when it knows."""
+    """`history`'s entries, newest first, with where they were typed when it knows."""
     if isinstance(history, PlacedLines):
         return history.placed_lines()
     return ((line, None) for line in reversed(history.get_strings()))
+
+
+def single_lines(history: History) -> Iterable[tuple[str, str | None]]:
+    """Each line of `history`'s entries, newest first, with where it was typed."""
+    if isinstance(history, PlacedLines):
+        return history.single_lines()
+    return (
+        (line, where)
+        for entry, where in placed_lines(history)
+        for line in reversed(entry.splitlines())
+    )
 
 
 class PlacedMemoryHistory(PlacedLines, InMemoryHistory):

@@ -651,7 +651,7 @@ class Repl:
             return HistorySuggest(self.shell_cwd)
         from aish.ui.repl.suggest.model import ModelSuggest
 
-        return ModelSuggest(completer.complete, self.shell_cwd)
+        return ModelSuggest(completer.complete, self.shell_cwd, warm_up=completer.warm_up)
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 

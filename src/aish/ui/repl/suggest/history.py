@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.auto_suggest import AutoSuggest, Suggestion
 
-from aish.ui.repl.history import placed_lines
+from aish.ui.repl.history import single_lines
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["HistorySuggest", "from_history"]
 
 # The newest lines searched: a long-lived history file keeps growing, and this runs after
-# every key.
+# every key, in the event loop (bench/keystroke_latency.py).
 MAX_SCANNED = 10_000
 
 
@@ -43,12 +43,12 @@ def from_history(history: History, text: str, here: str) -> str | None:
     typed = text.rsplit("\n", 1)[-1]
     if not typed.strip():
         return None
+    size = len(typed)
     elsewhere: str | None = None
-    for entry, where in itertools.islice(placed_lines(history), MAX_SCANNED):
-        for line in reversed(entry.splitlines()):
-            if len(line) > len(typed) and line.startswith(typed):
-                if where == here:
-                    return line[len(typed) :]
-                if elsewhere is None:
-                    elsewhere = line[len(typed) :]
+    for line, where in itertools.islice(single_lines(history), MAX_SCANNED):
+        if len(line) > size and line.startswith(typed):
+            if where == here:
+                return line[size:]
+            if elsewhere is None:
+                elsewhere = line[size:]
     return elsewhere

@@ -38,10 +38,20 @@ _RECENT = 10
 
 
 class ModelSuggest(AutoSuggest):
-    def __init__(self, complete: Complete, cwd: Callable[[], str], pause_s: float = PAUSE_S):
+    def __init__(
+        self,
+        complete: Complete,
+        cwd: Callable[[], str],
+        *,
+        warm_up: Callable[[], Awaitable[None]] | None = None,
+        pause_s: float = PAUSE_S,
+    ) -> None:
         self._complete = complete
         self._cwd = cwd
         self._pause_s = pause_s
+        # Done once, at the first key: the first request must not import in the loop.
+        self._warm_up = warm_up
+        self._warming: asyncio.Future[None] | None = None
         self._answers: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         # Requests made and requests cancelled by a key (for the benchmark and the tests).
         self.asked = 0
@@ -52,6 +62,9 @@ class ModelSuggest(AutoSuggest):
         return Suggestion(rest) if rest else None
 
     async def get_suggestion_async(self, buffer: Buffer, document: Document) -> Suggestion | None:
+        if self._warming is None and self._warm_up is not None:
+            self._warming = asyncio.ensure_future(self._warm_up())
+            self._warming.add_done_callback(_quietly)
         found = self.get_suggestion(buffer, document)
         text = document.text
         if found is not None or "\n" in text or len(text.strip()) < MIN_TYPED:
