@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from aish.ui.repl.history import open_line_history
+from aish.ui.repl.history import open_line_history, placed_lines
+from aish.ui.repl.suggest.history import from_history
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +93,50 @@ def test_a_multi_line_entry_comes_back_as_one_entry(tmp_path: Path) -> None:
     reader = open_line_history(path, lambda _text: None)
     # prompt_toolkit's file history yields the newest entry first.
     assert list(reader.load_history_strings()) == entries[::-1]
+
+
+def test_each_line_keeps_the_directory_it_was_typed_in(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    where = ["/srv/one"]
+    writer = open_line_history(path, lambda _text: None, lambda: where[0])
+    writer.store_string("make test")
+    where[0] = '/srv/a "quoted"\ndir'  # any directory name, a newline included
+    writer.store_string("make deploy\nmake clean")
+    reader = open_line_history(path, lambda _text: None)
+    assert list(reader.load_history_strings()) == ["make deploy\nmake clean", "make test"]
+    assert list(placed_lines(reader)) == [
+        ("make deploy\nmake clean", '/srv/a "quoted"\ndir'),
+        ("make test", "/srv/one"),
+    ]
+    # prompt_toolkit's own reader (and so an older aish) reads the same entries.
+    assert list(FileHistory(str(path)).load_history_strings()) == list(
+        reader.load_history_strings()
+    )
+
+
+def test_a_file_of_an_older_aish_has_no_directories(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    old = FileHistory(str(path))
+    old.store_string("echo old")
+    reader = open_line_history(path, lambda _text: None, lambda: "/here")
+    assert list(reader.load_history_strings()) == ["echo old"]
+    reader.store_string("echo new")
+    assert list(placed_lines(reader)) == [("echo new", "/here"), ("echo old", None)]
+
+
+def test_ghost_text_prefers_a_line_typed_here(tmp_path: Path) -> None:
+    where = [""]
+    history = open_line_history(tmp_path / "history", lambda _text: None, lambda: where[0])
+    for line, where[0] in [
+        ("make test", "/p/a"),
+        ("make deploy", "/p/b"),
+        ("echo x\nmake lint", "/p/c"),
+    ]:
+        history.store_string(line)
+    assert from_history(history, "make ", "/p/a") == "test"
+    assert from_history(history, "make ", "/p/b") == "deploy"
+    # Nothing typed here: the newest line anywhere (each line of a multi-line entry counts).
+    assert from_history(history, "make ", "/elsewhere") == "lint"
+    assert from_history(history, "  ", "/p/a") is None
+    assert from_history(history, "make test", "/p/a") is None  # nothing to add
+    assert from_history(history, "for i\nmake d", "/p/a") == "eploy"  # the line being typed

@@ -20,7 +20,8 @@ __all__ = ["ModelChoice", "ModelClass", "classify_model", "classify_text", "rout
 
 # The values of `aish.config.schema.RouteClass`, spelled out so that importing this module does
 # not import pydantic; a unit test keeps the two equal.
-ModelClass = Literal["code", "reasoning", "default"]
+# `fix` is never given to a text: it is the class of `??` (`ModelChoice.fix_target`).
+ModelClass = Literal["code", "reasoning", "default", "fix"]
 
 # "error:"/"exception:" counts only near the start, where a pasted message begins; later in a
 # sentence ("… I finally got this error: …") it is usually prose about an error.

@@ -154,6 +154,10 @@ show_reasoning = "dim"       # or "hide"
 # shell = "bash"             # default: $SHELL when it is bash or zsh
 edit_mode = "emacs"          # or "vi"
 # completion_timeout_s = 2.0 # how long Tab waits for the shell's completion (git's, yours)
+# fix_key = "escape f"       # on an empty line after a failure, as ?? does: a fix in the editor
+suggest = "history"          # ghost text as you type: "history", "model" (local) or "off"
+# suggest_model = "fast"     # the preset suggest = "model" asks (a local one)
+# suggest_cloud = false      # let it be a cloud preset: a paid request at every pause
 """
 
 

@@ -225,7 +225,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "routing.classes": (
         'Class → preset: `{ code = "deep", reasoning = "cloud" }`. A class without an entry '
-        "stays on your model."
+        "stays on your model. `fix` is the class of `??` (a fix for the command that just "
+        "failed), asked whether or not `routing.auto` is on; without an entry it goes to a "
+        "preset named `fast`, else your model."
     ),
     "routing.cloud_fallback": (
         "Retry once on `routing.fallback_model` when a request fails before anything was shown "
@@ -329,6 +331,26 @@ DESCRIPTIONS: dict[str, str] = {
     "ui.completion_timeout_s": (
         "How long Tab waits for the shell's completion (a programmable completion such as "
         "git's runs shell code); past it Tab offers nothing from the shell and typing goes on."
+    ),
+    "ui.fix_key": (
+        "The key that does what `??` does on an empty line after a command failed: asks the "
+        "model for a fix and puts it in the line editor (never run before you press Enter). "
+        'prompt_toolkit key names, space-separated: `"escape f"` (Esc f, also Alt-f), '
+        '`"c-x f"`. On a line with text the key keeps its usual meaning. `""`: no key.'
+    ),
+    "ui.suggest": (
+        'Ghost text as you type, taken with → / End / Ctrl-F. `"history"`: your earlier lines '
+        'starting with what you typed, those typed in this directory first. `"model"`: also, '
+        "when the history has none, a completion from `ui.suggest_model` once you pause "
+        '(a request that never delays a key; the next key cancels it). `"off"`: none.'
+    ),
+    "ui.suggest_model": (
+        'The preset `suggest = "model"` asks. Unset: a preset named `fast`, else the active '
+        "model. It must be a local one (its endpoint on this machine) unless `suggest_cloud`."
+    ),
+    "ui.suggest_cloud": (
+        "Let `suggest_model` be a cloud preset: every pause in typing sends the line (secrets "
+        "scrubbed) and costs a request. Off: model suggestions come from a local preset only."
     ),
     # ---- undo -----------------------------------------------------------------------------
     "undo": (

@@ -123,7 +123,8 @@ class MemoryConfig(BaseModel):
     summarizer_model: str | None = None
 
 
-RouteClass = Literal["code", "reasoning", "default"]
+# `fix` is the class of `??` (a fix for the command that just failed), never a question's.
+RouteClass = Literal["code", "reasoning", "default", "fix"]
 
 
 class RoutingConfig(BaseModel):
@@ -259,6 +260,16 @@ class UiConfig(BaseModel):
     edit_mode: Literal["emacs", "vi"] = "emacs"
     # How long Tab waits for the shell's answer (a programmable completion runs shell code).
     completion_timeout_s: float = Field(default=2.0, gt=0, le=60)
+    # The key that asks for a fix of the last failed command on an empty line, as `??` does:
+    # prompt_toolkit key names, space-separated ("escape f", "c-x f"); "" for none.
+    fix_key: str = "escape f"
+    # Ghost text as you type: from your history (this directory's lines first), also from a
+    # local model, or none.
+    suggest: Literal["history", "model", "off"] = "history"
+    # The preset `suggest = "model"` asks. None: `fast` when there is one, else your model.
+    suggest_model: str | None = None
+    # Let that preset be a cloud one (every pause in typing is a paid request).
+    suggest_cloud: bool = False
 
 
 class AishConfig(BaseModel):

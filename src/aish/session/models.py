@@ -89,6 +89,39 @@ class ModelChoice:
             self._say(said)
         return target
 
+    def fix_target(self, active: ModelTarget) -> ModelTarget:
+        """The target of `??`: the preset `routing.classes.fix` names, else `fast` when
+        there is one, else `active` (whatever `:route` says: a fix is aish's own request). A
+        preset that cannot be used leaves it on `active`, and says why."""
+        name = self._config.routing.classes.get("fix")
+        if name is None and "fast" in self._config.models:
+            name = "fast"
+        if name is None or name == active.name:
+            return active
+        target = self.resolve(name)
+        if isinstance(target, str):
+            self._say(f"fix not asked of {name} ({target}); asking {active.name}")
+            return active
+        return target
+
+    def suggest_target(self, active: str) -> ModelTarget | str:
+        """The preset of the model ghost text (`ui.suggest_model`, else `fast` when there is
+        one, else `active`), or why there is none: it must be local unless the user opted in
+        (`ui.suggest_cloud`) — every pause in typing would be a request."""
+        from aish.endpoints import is_loopback_endpoint
+
+        ui = self._config.ui
+        name = ui.suggest_model or ("fast" if "fast" in self._config.models else active)
+        target = self.resolve(name)
+        if isinstance(target, str):
+            return f"no model suggestions: {target}"
+        if not ui.suggest_cloud and not is_loopback_endpoint(target.endpoint):
+            return (
+                f"no model suggestions: {name} is not on this machine "
+                "(ui.suggest_cloud = true lets a cloud preset suggest); history only"
+            )
+        return target
+
     def fallback(self, active: ModelTarget) -> ModelTarget | None:
         """The preset asked once more when `active` fails before showing anything."""
         from aish.agent.fallback import fallback_target

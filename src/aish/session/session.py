@@ -31,7 +31,9 @@ from aish.session.models import ModelChoice
 if TYPE_CHECKING:
     from aish.agent import gate
     from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
-    from aish.agent.events import UsageRecorded
+    from aish.agent.events import Frontend, UsageRecorded
+    from aish.agent.fix import FixTurn
+    from aish.agent.line_completion import LineCompleter
     from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
@@ -367,6 +369,51 @@ class Session:
             outbound=self.outbound,
             **tools,
         )
+
+    def fix_turn(
+        self,
+        active: ModelTarget,
+        frontend: Frontend,
+        cwd: Callable[[], str],
+        *,
+        shell_facts: FactsSource | None,
+        tools: Mapping[str, Any],
+    ) -> FixTurn:
+        """`??`: a fix of the last failed command asked on the session's conversation, of
+        the `fix` class's preset (`fast` when there is one); proposed, never run. `tools`: as
+        for `chat_turn` — offered (never called) so that the request's prefix is the chat's."""
+        from aish.agent.fix import FixTurn
+        from aish.agent.toolbox import offered
+
+        target = self.models.fix_target(active)
+        return FixTurn(
+            self.conversation,
+            target,
+            frontend,
+            self.log,
+            self.policy,
+            self.outbound,
+            tools=offered(target, tools.get("tools")) if tools.get("run_tool") else (),
+            policy_source=self.policies("interactive", cwd),
+            fallback=self.models.fallback(target),
+            budget=self.models.budget(),
+            shell_facts=shell_facts,
+        )
+
+    def line_completer(self) -> LineCompleter | str:
+        """The model ghost text's completer (`ui.suggest = "model"`), or one line saying why
+        there is none (a cloud preset not opted in, a missing key)."""
+        from aish.agent.line_completion import LineCompleter
+
+        target = self.models.suggest_target(self.model)
+        if isinstance(target, str):
+            return target
+        return LineCompleter(target, self.outbound, on_usage=self._record_usage)
+
+    def _record_usage(self, event: UsageRecorded) -> None:
+        """Into the current ledger (`:load` starts another)."""
+        if self.spending is not None:
+            self.spending.record(event)
 
     def norris_models(
         self, active: ModelTarget, on_event: Callable[[Any], None], *, executor_preset: bool = True

@@ -29,6 +29,7 @@ from aish.ui import type_ahead
 from aish.ui.chat_view import ChatView
 from aish.ui.render.visible_text import visible
 from aish.ui.repl.continuation import InputAbandoned
+from aish.ui.repl.fix_key import fix_key_bindings, is_fix_line
 from aish.ui.repl.mcp_servers import ReplMcp
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
 from aish.ui.repl.prompt_line import prompt_text
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.auto_suggest import AutoSuggest
     from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
@@ -108,6 +110,8 @@ class Repl:
         self._live_completion: ReplLiveShell | None = None
         self._prompt: PromptSession[str] | None = None
         self._listing: list[str] | None = None  # what `say` collects for the pager
+        # What the next prompt starts with (a `??` proposal), taken by that prompt.
+        self._next_line = ""
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
         # The last sandboxed Norris run's change set, until it is applied or discarded.
         self._sandbox_review = SandboxReview(self._view, self._log, lambda: self._commands.undo)
@@ -136,7 +140,10 @@ class Repl:
             while not self._quit:
                 self._output.end_partial_output_line()
                 try:
-                    line = await prompt.prompt_async(self._prompt_message, handle_sigint=False)
+                    default, self._next_line = self._next_line, ""
+                    line = await prompt.prompt_async(
+                        self._prompt_message, handle_sigint=False, default=default
+                    )
                 except KeyboardInterrupt:
                     continue
                 except InputAbandoned as abandoned:  # Ctrl-D on an empty continuation line
@@ -209,6 +216,9 @@ class Repl:
 
     async def _handle(self, line: str) -> None:
         assert self._known is not None
+        if is_fix_line(line):
+            await self._fix()
+            return
         route = route_line(line, self._known_with_shell(), paths_under(self.shell_cwd()))
         if route.target == "meta":
             self._log("meta", {"text": route.text})
@@ -250,6 +260,41 @@ class Repl:
         with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             await turn.ask(question, cwd=self.shell_cwd())
         await self._offer_project_rules()
+
+    async def _fix(self) -> None:
+        """`??`: the model's fix of the last failed command, put in the line editor with the
+        gate's verdict; it runs only as the user's own line."""
+        from aish.agent.fix import NO_FAILURE, last_failure
+
+        if last_failure(self.conversation) is None:
+            self._log("status", {"text": NO_FAILURE})
+            self._view.status(NO_FAILURE)
+            return
+        self._mcp.at_turn_boundary()
+        active = self.session.resolve()
+        if isinstance(active, str):
+            self._log("status", {"text": active})
+            self._view.status(active)
+            return
+        self.session.memory.refresh(self.conversation)
+        turn = self.session.fix_turn(
+            active,
+            self._view,
+            self.shell_cwd,
+            shell_facts=self._user_shell_facts,
+            tools=self._mcp.tool_options(),
+        )
+        with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
+            proposal = await turn.propose(self.shell_cwd())
+        if proposal is None:
+            return  # the failed request was said
+        if isinstance(proposal, str):
+            self._log("status", {"text": proposal})
+            self._view.status(proposal)
+            return
+        self._view.show_verdict(proposal.assessment.verdict)
+        self._view.status("in the line editor: Enter runs it, Ctrl-C drops it")
+        self._next_line = proposal.command
 
     async def _offer_project_rules(self) -> None:
         """`[p]roject` answers of this turn: each rule shown, written on a second yes."""
@@ -521,6 +566,7 @@ class Repl:
             continuation_prompt,
             tab_display,
         )
+        from aish.ui.repl.suggest.keys import accept_bindings
 
         keys = KeyBindings()
 
@@ -556,12 +602,19 @@ class Repl:
             timeout_s=self.session.loaded.config.ui.completion_timeout_s,
         )
         self._live_completion = live
+        fix_key = fix_key_bindings(self.session.loaded.config.ui.fix_key, self._show_notice)
         self._prompt = PromptSession(
             history=self._line_history(state_dir() / "history"),
             completer=AishCompleter(COMMANDS, live),
             complete_while_typing=False,
+            auto_suggest=self._suggester(),
             key_bindings=merge_key_bindings(
-                [keys, continuation_bindings(self._needs_another_line)]
+                [
+                    keys,
+                    accept_bindings(),
+                    continuation_bindings(self._needs_another_line),
+                    *([fix_key] if fix_key is not None else []),
+                ]
             ),
             prompt_continuation=continuation_prompt,
             input_processors=[tab_display()],
@@ -580,7 +633,25 @@ class Repl:
         """The typed lines' history file (private, see `history`)."""
         from aish.ui.repl.history import open_line_history
 
-        return open_line_history(path, self._show_notice)
+        return open_line_history(path, self._show_notice, self.shell_cwd)
+
+    def _suggester(self) -> AutoSuggest | None:
+        """The ghost text `ui.suggest` asks for: none, the history's, or the history's and
+        then a model's (history only, said once, when no preset may suggest)."""
+        mode = self.session.config.ui.suggest
+        if mode == "off":
+            return None
+        from aish.ui.repl.suggest.history import HistorySuggest
+
+        if mode == "history":
+            return HistorySuggest(self.shell_cwd)
+        completer = self.session.line_completer()
+        if isinstance(completer, str):
+            self._show_notice(completer)
+            return HistorySuggest(self.shell_cwd)
+        from aish.ui.repl.suggest.model import ModelSuggest
+
+        return ModelSuggest(completer.complete, self.shell_cwd, warm_up=completer.warm_up)
 
     # ---- ReplContext (used by meta commands) -----------------------------------------------
 
@@ -708,6 +779,8 @@ class Repl:
         self._commands.use_context(config.context)
         if self._live_completion is not None:
             self._live_completion.timeout_s = config.ui.completion_timeout_s
+        if self._prompt is not None:
+            self._prompt.auto_suggest = self._suggester()
 
     def cost_totals(self, *, by: tuple[str, ...]) -> list[UsageTotals]:
         return self._store.usage_totals(self._info.id, by=by)
