@@ -30,7 +30,7 @@ from aish.session.models import ModelChoice
 
 if TYPE_CHECKING:
     from aish.agent import gate
-    from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
+    from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn, JobStarter
     from aish.agent.events import UsageRecorded
     from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
     from aish.agent.second_opinion import SecondOpinion
@@ -345,10 +345,12 @@ class Session:
         *,
         shell_facts: FactsSource | None,
         tools: Mapping[str, Any],
+        start_job: JobStarter | None = None,
     ) -> ChatTurn:
         """One chat turn on the session's conversation, its commands run by `run_authorized`
-        in the shell whose directory `cwd()` names. `tools`: the MCP tools and their executor
-        (`tool_options`), or none."""
+        in the shell whose directory `cwd()` names, its `CMD&:` lines started by `start_job`
+        (None: refused). `tools`: the MCP tools and their executor (`tool_options`), or
+        none."""
         from aish.agent.chat import ChatTurn
 
         return ChatTurn(
@@ -365,6 +367,7 @@ class Session:
             shell_facts=shell_facts,
             max_commands=self.config.safety.max_commands_per_reply,
             outbound=self.outbound,
+            start_job=start_job,
             **tools,
         )
 

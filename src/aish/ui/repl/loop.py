@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from aish.agent.memory_summary import Candidate
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.run.jobs import Job
     from aish.run.live_shell import ReplLiveShell
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
@@ -98,6 +99,7 @@ class Repl:
             UndoRecorder.from_config(loaded.config.undo),
             terminal=(self._io.stdin_fd, self._io.stdout_fd),
         )
+        self._commands.on_job_end = self._job_ended
         self._user_shell_facts = ShellFactsSource(self._commands.state_report)
         self._known: KnownCommands | None = None
         self._quit = False
@@ -244,6 +246,7 @@ class Repl:
             self.shell_cwd,
             shell_facts=self._user_shell_facts,
             tools=self._mcp.tool_options(),
+            start_job=self._commands.start_job,
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -415,6 +418,21 @@ class Repl:
     def _record_run(self, run: CommandRun) -> None:
         """Every command the user's shell ran, for the model and the session log."""
         record_run(run, self.conversation, self._log)
+
+    def background_jobs(self) -> list[Job]:
+        """`:jobs`: the background jobs started in the user's shell, oldest first."""
+        table = self._commands.jobs
+        if table is None:
+            return []
+        table.poll()
+        return list(table.jobs)
+
+    def _job_ended(self, job: Job) -> None:
+        """A background job ended: the model is told with the next question, the user now."""
+        from aish.ui.repl.meta.jobs import job_end_notice
+
+        record_run(job.as_command_run(), self.conversation, self._log, background_job=job.number)
+        self._show_notice(job_end_notice(job))
 
     def _after_command(self) -> None:
         self._follow_project()

@@ -24,6 +24,7 @@ from aish.ui.repl.meta.context import (
     RunsGoals,
 )
 from aish.ui.repl.meta.cost import cost, secrets
+from aish.ui.repl.meta.jobs import jobs
 from aish.ui.repl.meta.memory import memory, remember
 from aish.ui.repl.meta.trust import config_command, trust
 from aish.ui.repl.meta.undo import undo
@@ -407,6 +408,13 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand(
             "undo", "undo [list|<n>]", "put back what the last approved command changed", undo
+        ),
+        MetaCommand(
+            "jobs",
+            "jobs [<n>]",
+            "background jobs started from CMD&: lines; with a number, its output",
+            jobs,
+            paged=True,
         ),
     )
 }
