@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     from aish.agent import gate
     from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn, JobStarter
     from aish.agent.events import UsageRecorded
-    from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
+    from aish.agent.norris import (
+        BackgroundJobs,
+        CommandRunner,
+        NorrisFrontend,
+        NorrisModels,
+        NorrisRun,
+    )
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
@@ -395,10 +401,12 @@ class Session:
         sandboxed: bool = False,
         yes_safe: bool = False,
         max_steps: int | None = None,
+        jobs: BackgroundJobs | None = None,
     ) -> NorrisRun:
         """A Norris run on the session's conversation, its steps run by `run_authorized` in
-        the agent's shell whose directory `cwd()` names. `mode`: `norris` (someone answers
-        its HALTs) or `headless` (`aish goal`)."""
+        the agent's shell whose directory `cwd()` names, its `CMD&:` steps started as `jobs`
+        of it (None: refused). `mode`: `norris` (someone answers its HALTs) or `headless`
+        (`aish goal`)."""
         from aish.agent import gate
         from aish.agent.norris import NorrisBounds, NorrisRun
 
@@ -430,6 +438,7 @@ class Session:
             shell_facts=shell_facts,
             policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
             outbound=self.outbound,
+            jobs=jobs,
             **tools,
         )
 

@@ -22,7 +22,13 @@ from aish._lazy_face import lazy_names
 if TYPE_CHECKING:
     from aish.agent.norris.bounds import NorrisBounds
     from aish.agent.norris.input_halt import InputPrompt, TakeOverAnswer
-    from aish.agent.norris.loop import CommandRunner, NorrisFrontend, NorrisResult, NorrisRun
+    from aish.agent.norris.loop import (
+        BackgroundJobs,
+        CommandRunner,
+        NorrisFrontend,
+        NorrisResult,
+        NorrisRun,
+    )
     from aish.agent.norris.models import NorrisModels, norris_models
     from aish.agent.norris.preplanner import DEFAULT_PREPLAN_SYSTEM, Plan, preplan
     from aish.agent.norris.prompt import INSTRUCTIONS
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PREPLAN_SYSTEM",
     "INSTRUCTIONS",
+    "BackgroundJobs",
     "CommandRunner",
     "InputPrompt",
     "NorrisBounds",
@@ -47,6 +54,7 @@ __all__ = [
 _HOMES = {
     "DEFAULT_PREPLAN_SYSTEM": "aish.agent.norris.preplanner",
     "INSTRUCTIONS": "aish.agent.norris.prompt",
+    "BackgroundJobs": "aish.agent.norris.loop",
     "CommandRunner": "aish.agent.norris.loop",
     "InputPrompt": "aish.agent.norris.input_halt",
     "NorrisBounds": "aish.agent.norris.bounds",

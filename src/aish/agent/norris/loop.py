@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
-from aish.agent.actions import GoalLine, capped, extract_commands, extract_goal
+from aish.agent.actions import CommandLine, GoalLine, capped, extract_command_lines, extract_goal
 from aish.agent.events import (
     AgentEvent,
     CommandFinished,
@@ -74,9 +74,10 @@ if TYPE_CHECKING:
     from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
+    from aish.run.jobs import Job
     from aish.safety.verdict import Verdict
 
-__all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
+__all__ = ["BackgroundJobs", "CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
 
 _log = logging.getLogger("aish.norris")
 
@@ -98,6 +99,19 @@ class CommandRunner(Protocol):
 
 class NorrisFrontend(Frontend, gate.HaltPrompt, Protocol):
     """Shows the run and answers its HALTs."""
+
+
+class BackgroundJobs(Protocol):
+    """Where `CMD&:` steps run as background jobs: `aish.run.agent_shell.AgentShell`.
+    `start_job` redeems the authorization first; `on_job_end` is told when a job ends."""
+
+    on_job_end: Callable[[Job], None] | None
+
+    async def start_job(self, authorization: gate.Authorization) -> Job: ...
+
+    def running_jobs(self) -> list[Job]: ...
+
+    async def wait_for_jobs(self, timeout_s: float) -> list[Job]: ...
 
 
 @dataclass(frozen=True)
@@ -202,6 +216,8 @@ class NorrisRun:
     # The session's door every request of the run passes (None: the policy's). The run has
     # one door: every policy it judges with redeems placeholders with the same vault.
     outbound: Outbound | None = None
+    # Where `CMD&:` steps start background jobs (the agent's shell); None: they are refused.
+    jobs: BackgroundJobs | None = None
 
     def __post_init__(self) -> None:
         if self.outbound is None:
@@ -229,8 +245,11 @@ class NorrisRun:
             self._answers,
             self._note,
             lambda: self._step,
+            self._start_job if self.jobs is not None else None,
         )
         self._exchange: Exchange | None = None  # this step's: who answered it
+        if self.jobs is not None:
+            self.jobs.on_job_end = self._job_ended
 
     async def run(self) -> NorrisResult:
         self._started = time.monotonic()
@@ -290,7 +309,7 @@ class NorrisRun:
                     return "blocked", goal.detail or "the model gave no reason", None
                 if goal is not None and outcome == "ok":
                     return "done", goal.detail or "the model says the goal is complete", None
-                if self.tasks and outcome != "failed":
+                if self.tasks and outcome in ("ok", "skipped"):
                     self._task += 1
         except RunEnds as end:
             return end.status, end.reason, end.pending
@@ -359,19 +378,77 @@ class NorrisRun:
         try:
             if goal is not None and goal.state == "blocked":
                 return goal, "ok"  # nothing more is run for a model that says it cannot go on
-            commands, dropped = capped(extract_commands(said), self.bounds.commands_per_step)
+            lines = extract_command_lines(said)
+            commands, dropped = capped(lines, self.bounds.commands_per_step)
             if dropped is not None:
                 self.frontend.render(Status(dropped))
                 self._note(dropped)
             if not commands and goal is None and not reply.tool_calls:
+                if await self._waited_for_jobs():
+                    return None, "waited"
                 raise RunEnds("stalled", "the reply proposed no action and no GOAL line")
-            proposals = [Proposal.command(command) for command in commands]
+            proposals = [self._proposal(line) for line in commands]
             proposals += self._tool_proposals()
             return goal, await self._dispatch.actions(proposals)
         finally:
             # However the step ended, every call of the reply has its answer.
             if self._answers is not None:
                 self._answers.answer_rest(_STEP_ENDED)
+
+    def _proposal(self, line: CommandLine) -> Proposal:
+        if line.background and self.jobs is None:
+            why = "background jobs (CMD&:) cannot be started in this run"
+            return Proposal.refused(line.command, why, background=True)
+        return Proposal.command(line.command, background=line.background)
+
+    # ---- background jobs -------------------------------------------------------------------
+
+    async def _start_job(self, authorization: gate.Authorization) -> bool:
+        """A `CMD&:` step: started, and the run goes on (the model hears of its end with the
+        first step after it)."""
+        from aish.run.jobs import JobNotStarted
+
+        assert self.jobs is not None
+        command = authorization.command
+        self.frontend.render(CommandStarted(command, authorization.verdict.level))
+        try:
+            job = await self.jobs.start_job(authorization)
+        except JobNotStarted as error:
+            said = f"not started: {command} ({error})"
+            self.frontend.render(Status(said))
+            self._note(f"[aish] {said}")
+            return False
+        self.frontend.render(Status(f"[{job.number}] started in the background: {command}"))
+        self._note(
+            f"[aish] background job {job.number} started: {command} (its exit status and "
+            "output come with the first step after it ends; a step that proposes nothing "
+            "waits for it)"
+        )
+        return True
+
+    async def _waited_for_jobs(self) -> bool:
+        """A step that proposed nothing while jobs run waits for one to end (within the
+        per-command timeout and the wall clock); False when no job runs."""
+        running = self.jobs.running_jobs() if self.jobs is not None else []
+        if not running:
+            return False
+        assert self.jobs is not None
+        numbers = ", ".join(str(job.number) for job in running)
+        self.frontend.render(Status(f"waiting for background job(s) {numbers}"))
+        limit = min(self.bounds.command_timeout_s, max(self._remaining_s(), 0.0))
+        if not await self.jobs.wait_for_jobs(limit):
+            self._note(f"[aish] background job(s) {numbers} still running after {limit:g}s")
+        return True
+
+    def _job_ended(self, job: Job) -> None:
+        """A job ended: the model is told with the next step, the user now."""
+        run = job.as_command_run()
+        self.frontend.render(
+            CommandFinished(
+                run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
+            )
+        )
+        self._record(run)
 
     def _tool_proposals(self) -> list[Proposal]:
         calls = self.conversation.unanswered_tool_calls()
@@ -516,6 +593,12 @@ class NorrisRun:
     # ---- the end -----------------------------------------------------------------------------
 
     def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
+        if self.jobs is not None:
+            # They end with the agent's shell; the model hears of it with the next message.
+            running = ", ".join(str(job.number) for job in self.jobs.running_jobs())
+            self.jobs.on_job_end = None
+            if running:
+                self._note(f"[aish] background job(s) {running} stopped: the run ended")
         if status != "done":
             # The model's last word may be a proposal that never ran: the next turn says why.
             self._note(f"[aish] the autonomous run ended ({status}): {reason}")

@@ -309,6 +309,7 @@ class Repl:
                     shell_facts=ShellFactsSource(agent.session.state_report),
                     tools=self._mcp.tool_options(),
                     sandboxed=sandbox is not None,
+                    jobs=agent,
                 )
                 await run.run()
             finally:
