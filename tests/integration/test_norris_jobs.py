@@ -60,7 +60,7 @@ async def test_a_background_step_goes_on_and_a_quiet_step_waits_for_it(
 ) -> None:
     server = serve(
         _steps(
-            "CMD&: sleep 1; echo bg-mark\"\"er; exit 5\nCMD: echo meanwhile",
+            'CMD&: sleep 1; echo bg-mark""er; exit 5\nCMD: echo meanwhile',
             "The build runs; waiting for it.",
             "GOAL: complete",
         )
