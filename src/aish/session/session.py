@@ -35,10 +35,13 @@ if TYPE_CHECKING:
     from aish.agent.norris import (
         BackgroundJobs,
         CommandRunner,
+        NorrisBounds,
         NorrisFrontend,
         NorrisModels,
+        NorrisResult,
         NorrisRun,
     )
+    from aish.agent.norris.delegation import Delegator, SubRun
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
@@ -411,6 +414,24 @@ class Session:
         from aish.agent.norris import NorrisBounds, NorrisRun
 
         config = self.config
+
+        async def delegated(target: ModelTarget, goal: str, bounds: NorrisBounds) -> NorrisResult:
+            # The same executor, gate, frontend and sandbox: only the model and the bounds differ.
+            sub = self.delegated_run(
+                target,
+                goal,
+                bounds,
+                frontend,
+                run_authorized,
+                cwd,
+                mode=mode,
+                shell_facts=shell_facts,
+                tools=tools,
+                sandboxed=sandboxed,
+                yes_safe=yes_safe,
+            )
+            return await sub.run()
+
         return NorrisRun(
             goal,
             self.conversation,
@@ -439,6 +460,75 @@ class Session:
             policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
             outbound=self.outbound,
             jobs=jobs,
+            delegator=self.delegator(delegated, unattended=config.norris.delegate),
+            **tools,
+        )
+
+    def delegator(self, run: SubRun, *, unattended: bool = False) -> Delegator:
+        """What hands `DELEGATE:` lines to `run` (a sub-run on the same executor), with the
+        `[norris] delegate_*` caps; `unattended`: a Norris step's delegation does not ask."""
+        from aish.agent.norris.delegation import Delegator
+
+        config = self.config
+        return Delegator(
+            self.resolve,
+            lambda: list(self.config.models),
+            run,
+            Delegator.caps_from(config.norris, config.safety.max_commands_per_reply),
+            unattended=unattended,
+            outbound=self.outbound,
+        )
+
+    def delegated_run(
+        self,
+        target: ModelTarget,
+        goal: str,
+        bounds: NorrisBounds,
+        frontend: NorrisFrontend,
+        run_authorized: CommandRunner,
+        cwd: Callable[[], str],
+        *,
+        mode: gate.Mode,
+        shell_facts: FactsSource | None,
+        tools: Mapping[str, Any],
+        sandboxed: bool = False,
+        yes_safe: bool = False,
+    ) -> NorrisRun:
+        """A delegated sub-run (`DELEGATE:`): a Norris run of depth 1 on `target`, in a fresh
+        conversation holding only the sub-goal, within `bounds`, through the same executor and
+        gate. It delegates no further and starts no background jobs; its turns go into the
+        session log as `delegated` (they are not the conversation's on a resume)."""
+        from aish.agent import gate
+        from aish.agent.norris import NorrisRun
+        from aish.conversation.context import Conversation
+
+        def log(kind: str, payload: Mapping[str, Any]) -> None:
+            self.log("delegated", {"kind": kind, **payload})
+
+        return NorrisRun(
+            goal,
+            Conversation(self.conversation.system_prompt),
+            target,
+            frontend,
+            run_authorized,
+            cwd,
+            log,
+            self._approving(
+                gate.Policy.from_config(
+                    self.config,
+                    mode,
+                    yes_safe=yes_safe,
+                    sandboxed=sandboxed,
+                    outbound=self.outbound,
+                )
+            ),
+            bounds,
+            second_opinion=self.second_opinion,
+            fallback=self.models.fallback(target),
+            shell_facts=shell_facts,
+            policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
+            outbound=self.outbound,
+            depth=1,
             **tools,
         )
 

@@ -43,7 +43,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
-from aish.agent.actions import CommandLine, GoalLine, capped, extract_command_lines, extract_goal
+from aish.agent.actions import (
+    CommandLine,
+    DelegateLine,
+    GoalLine,
+    capped,
+    extract_command_lines,
+    extract_delegations,
+    extract_goal,
+)
 from aish.agent.events import (
     AgentEvent,
     CommandFinished,
@@ -71,6 +79,7 @@ from aish.run.record import Record, record_run
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.norris.delegation import Delegator
     from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
@@ -218,6 +227,10 @@ class NorrisRun:
     outbound: Outbound | None = None
     # Where `CMD&:` steps start background jobs (the agent's shell); None: they are refused.
     jobs: BackgroundJobs | None = None
+    # Hands `DELEGATE:` lines to sub-runs (`delegation`); None: they are refused. `depth` 1 is
+    # a delegated run itself, which may not delegate again.
+    delegator: Delegator | None = None
+    depth: int = 0
 
     def __post_init__(self) -> None:
         if self.outbound is None:
@@ -383,13 +396,17 @@ class NorrisRun:
             if dropped is not None:
                 self.frontend.render(Status(dropped))
                 self._note(dropped)
-            if not commands and goal is None and not reply.tool_calls:
+            delegations = extract_delegations(said)
+            if not commands and goal is None and not reply.tool_calls and not delegations:
                 if await self._waited_for_jobs():
                     return None, "waited"
                 raise RunEnds("stalled", "the reply proposed no action and no GOAL line")
             proposals = [self._proposal(line) for line in commands]
             proposals += self._tool_proposals()
-            return goal, await self._dispatch.actions(proposals)
+            outcome = await self._dispatch.actions(proposals)
+            if delegations and outcome == "ok":
+                outcome = await self._delegate(delegations)
+            return goal, outcome
         finally:
             # However the step ended, every call of the reply has its answer.
             if self._answers is not None:
@@ -400,6 +417,74 @@ class NorrisRun:
             why = "background jobs (CMD&:) cannot be started in this run"
             return Proposal.refused(line.command, why, background=True)
         return Proposal.command(line.command, background=line.background)
+
+    # ---- delegation --------------------------------------------------------------------------
+
+    async def _delegate(self, lines: list[DelegateLine]) -> StepOutcome:
+        """The step's first `DELEGATE:` line as a bounded sub-run (the others are refused:
+        one a step); how it went, for the step."""
+        from aish.agent.norris.delegation import ONE_LEVEL, summary
+
+        line, *others = lines
+        for other in others:
+            self._refuse(other, "one delegation a step: propose it again in a later step")
+        if self.delegator is None:
+            why = ONE_LEVEL if self.depth >= 1 else "delegation is not available in this run"
+            return self._refuse(line, why)
+        target = self.delegator.target(line, depth=self.depth)
+        if isinstance(target, str):
+            return self._refuse(line, target)
+        bounds = self._delegate_bounds(self.delegator.caps)
+        if not self.delegator.unattended:
+            if self.policy.mode == "headless":
+                why = "it needs the user's yes ([norris] delegate = true runs it unattended)"
+                return self._refuse(line, why)
+            answer = await self._halt().halt_action(
+                f"DELEGATE: {line.preset}: {line.goal}", _delegation_verdict(line, bounds)
+            )
+            if answer == "abort":
+                raise RunEnds("aborted", "aborted at the HALT prompt (delegation)")
+            if answer == "skip":
+                self.frontend.render(Status(f"skipped: delegation to {line.preset}"))
+                self._note(f"[aish] delegation skipped by user: {line.preset}: {line.goal}")
+                return "skipped"
+        self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": self.depth + 1})
+        result = await self.delegator.run(target, line.goal, bounds)
+        # The sub-run's steps, tokens and cost are the parent's too.
+        self._step += result.steps
+        self._spending.tokens += result.tokens
+        if result.cost_usd is not None:
+            self._spending.cost_usd = (self._spending.cost_usd or 0.0) + result.cost_usd
+        told = summary(line, result, bounds)
+        self._note(told)
+        self.frontend.render(Status(told.splitlines()[1]))
+        return "ok" if result.status in ("done", "tasks_complete") else "failed"
+
+    def _refuse(self, line: DelegateLine, why: str) -> StepOutcome:
+        from aish.agent.norris.delegation import refused_line
+
+        said = refused_line(line, why)
+        self.frontend.render(Status(said))
+        self._note(f"[aish] {said}")
+        return "failed"
+
+    def _delegate_bounds(self, caps: NorrisBounds) -> NorrisBounds:
+        from aish.agent.norris.delegation import bounds_within
+
+        bounds, spent = self.bounds, self._spending
+        remaining = self._remaining_s()
+        return bounds_within(
+            caps,
+            steps_left=max(bounds.max_steps - self._step, 1),
+            seconds_left=None if remaining == float("inf") else remaining,
+            tokens_left=None if bounds.token_cap is None else bounds.token_cap - spent.tokens,
+            dollars_left=None
+            if bounds.cost_cap_usd is None
+            else bounds.cost_cap_usd - (spent.cost_usd or 0.0),
+        )
+
+    def _halt(self) -> _HaltAtStep:
+        return _HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited)
 
     # ---- background jobs -------------------------------------------------------------------
 
@@ -639,6 +724,14 @@ class NorrisRun:
             },
         )
         return result
+
+
+def _delegation_verdict(line: DelegateLine, bounds: NorrisBounds) -> Verdict:
+    from aish.safety.verdict import Verdict
+
+    within = ", ".join(bounds.describe()[:3])
+    why = f"hands this sub-goal to a Norris run on preset {line.preset} ({within})"
+    return Verdict("unknown", (why, "each of its steps passes the same gate"))
 
 
 def _finite(seconds: float) -> float | None:
