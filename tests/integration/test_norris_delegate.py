@@ -82,7 +82,7 @@ async def test_a_delegated_sub_goal_runs_on_the_other_preset_and_its_summary_com
     result = await _goal(tmp_path, parent.url, helper.url, frontend)
 
     assert result.status == "done"
-    first, second = _asked(parent)
+    _, second = _asked(parent)
     helped = _asked(helper)
     # The helper got the sub-goal in a fresh conversation: not the parent's goal.
     assert "list the files" in helped[0] and "tidy up" not in helped[0]
