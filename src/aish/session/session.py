@@ -35,13 +35,14 @@ if TYPE_CHECKING:
     from aish.agent.norris import (
         BackgroundJobs,
         CommandRunner,
+        Delegator,
         NorrisBounds,
         NorrisFrontend,
         NorrisModels,
         NorrisResult,
         NorrisRun,
+        SubRun,
     )
-    from aish.agent.norris.delegation import Delegator, SubRun
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
@@ -467,7 +468,7 @@ class Session:
     def delegator(self, run: SubRun, *, unattended: bool = False) -> Delegator:
         """What hands `DELEGATE:` lines to `run` (a sub-run on the same executor), with the
         `[norris] delegate_*` caps; `unattended`: a Norris step's delegation does not ask."""
-        from aish.agent.norris.delegation import Delegator
+        from aish.agent.norris import Delegator
 
         config = self.config
         return Delegator(

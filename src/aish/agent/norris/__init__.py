@@ -3,7 +3,8 @@
 `loop` runs it (`NorrisRun`: each step one round trip, then the reply's actions through the
 gate); `dispatch` how a step reacts to what the gate and the executor did with its actions
 (through the loop chat shares, `aish.agent.action_loop`), `bounds` the
-limits of a run (`NorrisBounds`), `prompt` what a step tells the model, `models` which model
+limits of a run (`NorrisBounds`), `delegation` a `DELEGATE:` line's sub-run and its refusals,
+`prompt` what a step tells the model, `models` which model
 executes the steps and which one plans them, `preplanner` the one call that turns a goal
 into tasks, and `input_halt` the HALT for a step that waits for terminal input. Callers
 outside this room import this face; it is lazy, so naming a bound or a model does not load
@@ -21,6 +22,7 @@ from aish._lazy_face import lazy_names
 
 if TYPE_CHECKING:
     from aish.agent.norris.bounds import NorrisBounds
+    from aish.agent.norris.delegation import Delegator, SubRun
     from aish.agent.norris.input_halt import InputPrompt, TakeOverAnswer
     from aish.agent.norris.loop import (
         BackgroundJobs,
@@ -38,6 +40,7 @@ __all__ = [
     "INSTRUCTIONS",
     "BackgroundJobs",
     "CommandRunner",
+    "Delegator",
     "InputPrompt",
     "NorrisBounds",
     "NorrisFrontend",
@@ -45,6 +48,7 @@ __all__ = [
     "NorrisResult",
     "NorrisRun",
     "Plan",
+    "SubRun",
     "TakeOverAnswer",
     "norris_models",
     "preplan",
@@ -56,6 +60,8 @@ _HOMES = {
     "INSTRUCTIONS": "aish.agent.norris.prompt",
     "BackgroundJobs": "aish.agent.norris.loop",
     "CommandRunner": "aish.agent.norris.loop",
+    "Delegator": "aish.agent.norris.delegation",
+    "SubRun": "aish.agent.norris.delegation",
     "InputPrompt": "aish.agent.norris.input_halt",
     "NorrisBounds": "aish.agent.norris.bounds",
     "NorrisFrontend": "aish.agent.norris.loop",
