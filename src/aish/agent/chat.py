@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import command_docs, gate
 from aish.agent.action_loop import Next, carry_out
-from aish.agent.actions import CommandLine, capped, extract_command_lines
+from aish.agent.actions import (
+    CommandLine,
+    DelegateLine,
+    capped,
+    extract_command_lines,
+    extract_delegations,
+)
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.outbound import REQUEST_FAILURES, RequestFailure
@@ -50,6 +56,7 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.norris import Delegator
     from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
@@ -85,6 +92,12 @@ class ChatOutcome:
 _INTERRUPTED = 130
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
+_DELEGATE_DESCRIBED = (
+    "The model hands this sub-goal to an autonomous (Norris) run on the named preset: a fresh "
+    "conversation holding only the sub-goal, in a shell of the agent's own, within the "
+    "[norris] delegate_* bounds. Safe steps run, others HALT for you. The model gets a "
+    "summary of how it went."
+)
 _IN_THE_BACKGROUND = (
     "CMD&: runs in the background; the prompt comes back at once, :jobs shows it, and its "
     "result goes with your next question"
@@ -124,6 +137,8 @@ class ChatTurn:
     outbound: Outbound | None = None
     # Starts `CMD&:` lines as background jobs; None: they are refused (nothing to start them).
     start_job: JobStarter | None = None
+    # Hands a `DELEGATE:` line to a bounded Norris sub-run after the user's yes; None: refused.
+    delegator: Delegator | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
     # This turn's round trip: which models answered it, so none of them judges its actions.
@@ -168,8 +183,58 @@ class ChatTurn:
             self.conversation.note(dropped)
             self.log("note", {"text": dropped})
         proposals = [self._proposal(line) for line in lines]
-        await carry_out(proposals, _CommandReactions(self, outcome))
+        carried = await carry_out(proposals, _CommandReactions(self, outcome))
+        delegations = extract_delegations("\n".join(said))
+        if delegations and carried == "done":
+            await self._delegate(delegations, outcome)
         return outcome
+
+    async def _delegate(self, lines: list[DelegateLine], outcome: ChatOutcome) -> None:
+        """The reply's first `DELEGATE:` line, on the user's yes (the others are refused: one
+        a reply); the sub-run's summary is told with the next question."""
+        from aish.agent.norris import delegation_refused, delegation_summary
+        from aish.safety.verdict import Verdict
+
+        line, *others = lines
+        for other in others:
+            self._say_and_note(delegation_refused(other, "one delegation a reply"))
+        if self.delegator is None:
+            self._say_and_note(delegation_refused(line, "delegation is not available here"))
+            return
+        target = self.delegator.target(line, depth=0)
+        if isinstance(target, str):
+            self._say_and_note(delegation_refused(line, target))
+            return
+        bounds = self.delegator.caps
+        text = f"DELEGATE: {line.preset}: {line.goal}"
+        within = ", ".join(bounds.describe()[:3])
+        verdict = Verdict(
+            "unknown",
+            (
+                f"hands this sub-goal to a Norris run on preset {line.preset} ({within})",
+                "each of its steps passes the same gate (HALTs ask you)",
+            ),
+        )
+        while (answer := await self.frontend.confirm_command(text, verdict)) == "describe":
+            await self.frontend.show_description(text, _DELEGATE_DESCRIBED)
+        if answer == "cancel":
+            outcome.cancelled = True
+            self.frontend.render(Status(f"cancelled: delegation to {line.preset} not run"))
+            return
+        if answer not in ("yes", "always", "project"):
+            self._say_and_note(delegation_refused(line, "declined by the user"))
+            return
+        self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": 1})
+        result = await self.delegator.run(target, line.goal, bounds)
+        told = delegation_summary(line, result, bounds)
+        self.conversation.note(told)
+        self.log("note", {"text": told})
+        self.frontend.render(Status(told.splitlines()[1]))
+
+    def _say_and_note(self, said: str) -> None:
+        self.frontend.render(Status(said))
+        self.conversation.note(f"[aish] {said}")
+        self.log("note", {"text": f"[aish] {said}"})
 
     def _proposal(self, line: CommandLine) -> Proposal:
         if line.background and self.start_job is None:

@@ -356,11 +356,12 @@ class Session:
         shell_facts: FactsSource | None,
         tools: Mapping[str, Any],
         start_job: JobStarter | None = None,
+        delegator: Delegator | None = None,
     ) -> ChatTurn:
         """One chat turn on the session's conversation, its commands run by `run_authorized`
         in the shell whose directory `cwd()` names, its `CMD&:` lines started by `start_job`
-        (None: refused). `tools`: the MCP tools and their executor (`tool_options`), or
-        none."""
+        and its `DELEGATE:` lines handed to `delegator` (None: refused). `tools`: the MCP
+        tools and their executor (`tool_options`), or none."""
         from aish.agent.chat import ChatTurn
 
         return ChatTurn(
@@ -378,6 +379,7 @@ class Session:
             max_commands=self.config.safety.max_commands_per_reply,
             outbound=self.outbound,
             start_job=start_job,
+            delegator=delegator,
             **tools,
         )
 

@@ -22,7 +22,12 @@ from aish._lazy_face import lazy_names
 
 if TYPE_CHECKING:
     from aish.agent.norris.bounds import NorrisBounds
-    from aish.agent.norris.delegation import Delegator, SubRun
+    from aish.agent.norris.delegation import (
+        Delegator,
+        SubRun,
+        delegation_refused,
+        delegation_summary,
+    )
     from aish.agent.norris.input_halt import InputPrompt, TakeOverAnswer
     from aish.agent.norris.loop import (
         BackgroundJobs,
@@ -50,6 +55,8 @@ __all__ = [
     "Plan",
     "SubRun",
     "TakeOverAnswer",
+    "delegation_refused",
+    "delegation_summary",
     "norris_models",
     "preplan",
 ]
@@ -70,6 +77,8 @@ _HOMES = {
     "NorrisRun": "aish.agent.norris.loop",
     "Plan": "aish.agent.norris.preplanner",
     "TakeOverAnswer": "aish.agent.norris.input_halt",
+    "delegation_refused": "aish.agent.norris.delegation",
+    "delegation_summary": "aish.agent.norris.delegation",
     "norris_models": "aish.agent.norris.models",
     "preplan": "aish.agent.norris.preplanner",
 }

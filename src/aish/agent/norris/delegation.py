@@ -4,8 +4,8 @@ The model (in chat, or a Norris step) may hand a self-contained sub-goal to anot
 local executor for mechanical work, say. The sub-run is a Norris run of its own: a fresh
 conversation holding only the sub-goal (the parent's context is not sent anywhere), the same
 gate and the same shell (so the same sandbox), and bounds of its own that never exceed what the
-parent has left (`bounds_within`). What it did comes back as one summary (`summary`), which the
-parent model reads with its next message.
+parent has left (`bounds_within`). What it did comes back as one summary
+(`delegation_summary`), which the parent model reads with its next message.
 
 Refused, with the reason told to the user and the model, before anyone is asked: an unknown or
 unusable preset; a delegation from a delegated run (one level deep, no more); and a sub-goal
@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from aish.config.schema import NorrisConfig
     from aish.llm.types import ModelTarget
 
-__all__ = ["ONE_LEVEL", "Delegator", "SubRun", "bounds_within", "refused_line", "summary"]
+__all__ = [
+    "ONE_LEVEL",
+    "Delegator",
+    "SubRun",
+    "bounds_within",
+    "delegation_refused",
+    "delegation_summary",
+]
 
 SubRun = Callable[["ModelTarget", str, NorrisBounds], Awaitable["NorrisResult"]]
 """Runs a sub-goal on a preset's target within bounds: a `NorrisRun` of depth 1 on the same
@@ -112,7 +119,7 @@ def bounds_within(
     )
 
 
-def summary(line: DelegateLine, result: NorrisResult, bounds: NorrisBounds) -> str:
+def delegation_summary(line: DelegateLine, result: NorrisResult, bounds: NorrisBounds) -> str:
     """What the parent model is told about the sub-run."""
     cost = "" if result.cost_usd is None else f", ${result.cost_usd:.4f}"
     text = (
@@ -126,7 +133,7 @@ def summary(line: DelegateLine, result: NorrisResult, bounds: NorrisBounds) -> s
     return text if len(text) <= _SUMMARY_MAX else text[: _SUMMARY_MAX - 1] + "…"
 
 
-def refused_line(line: DelegateLine, why: str) -> str:
+def delegation_refused(line: DelegateLine, why: str) -> str:
     return f"delegation to {line.preset} not run: {why}"
 
 

@@ -423,7 +423,7 @@ class NorrisRun:
     async def _delegate(self, lines: list[DelegateLine]) -> StepOutcome:
         """The step's first `DELEGATE:` line as a bounded sub-run (the others are refused:
         one a step); how it went, for the step."""
-        from aish.agent.norris.delegation import ONE_LEVEL, summary
+        from aish.agent.norris.delegation import ONE_LEVEL, delegation_summary
 
         line, *others = lines
         for other in others:
@@ -455,15 +455,15 @@ class NorrisRun:
         self._spending.tokens += result.tokens
         if result.cost_usd is not None:
             self._spending.cost_usd = (self._spending.cost_usd or 0.0) + result.cost_usd
-        told = summary(line, result, bounds)
+        told = delegation_summary(line, result, bounds)
         self._note(told)
         self.frontend.render(Status(told.splitlines()[1]))
         return "ok" if result.status in ("done", "tasks_complete") else "failed"
 
     def _refuse(self, line: DelegateLine, why: str) -> StepOutcome:
-        from aish.agent.norris.delegation import refused_line
+        from aish.agent.norris.delegation import delegation_refused
 
-        said = refused_line(line, why)
+        said = delegation_refused(line, why)
         self.frontend.render(Status(said))
         self._note(f"[aish] {said}")
         return "failed"
