@@ -225,7 +225,7 @@ class ChatTurn:
             self._say_and_note(delegation_refused(line, "declined by the user"))
             return
         self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": 1})
-        result = await self.delegator.run(target, line.goal, bounds)
+        result = await self.delegator.sub_run(target, line.goal, bounds)
         told = delegation_summary(line, result, bounds)
         self.conversation.note(told)
         self.log("note", {"text": told})

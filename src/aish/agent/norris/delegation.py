@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from aish.agent.norris.bounds import NorrisBounds
 
 if TYPE_CHECKING:
     from aish.agent.actions import DelegateLine
-    from aish.agent.norris.loop import NorrisResult
     from aish.agent.outbound import Outbound
     from aish.config.schema import NorrisConfig
     from aish.llm.types import ModelTarget
@@ -40,7 +39,29 @@ __all__ = [
     "delegation_summary",
 ]
 
-SubRun = Callable[["ModelTarget", str, NorrisBounds], Awaitable["NorrisResult"]]
+
+class SubRunResult(Protocol):
+    """How a sub-run ended (`aish.agent.norris.loop.NorrisResult`, which imports this module)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def elapsed_s(self) -> float: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def cost_usd(self) -> float | None: ...
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def pending_action(self) -> str | None: ...
+
+
+SubRun = Callable[["ModelTarget", str, NorrisBounds], Awaitable[SubRunResult]]
 """Runs a sub-goal on a preset's target within bounds: a `NorrisRun` of depth 1 on the same
 executor, gate and frontend as its parent (`aish.session.Session.delegator` makes it)."""
 
@@ -55,7 +76,8 @@ class Delegator:
     # The target of a preset, or why it cannot be used.
     resolve: Callable[[str], ModelTarget | str]
     presets: Callable[[], list[str]]
-    run: SubRun
+    # Not an executor: every action of the sub-run goes through the gate like its parent's.
+    sub_run: SubRun
     # The sub-run's own caps (`[norris] delegate_*`), before the parent's remaining bounds.
     caps: NorrisBounds
     # `[norris] delegate = true`: a Norris step's delegation runs without asking.
@@ -119,7 +141,7 @@ def bounds_within(
     )
 
 
-def delegation_summary(line: DelegateLine, result: NorrisResult, bounds: NorrisBounds) -> str:
+def delegation_summary(line: DelegateLine, result: SubRunResult, bounds: NorrisBounds) -> str:
     """What the parent model is told about the sub-run."""
     cost = "" if result.cost_usd is None else f", ${result.cost_usd:.4f}"
     text = (

@@ -449,7 +449,7 @@ class NorrisRun:
                 self._note(f"[aish] delegation skipped by user: {line.preset}: {line.goal}")
                 return "skipped"
         self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": self.depth + 1})
-        result = await self.delegator.run(target, line.goal, bounds)
+        result = await self.delegator.sub_run(target, line.goal, bounds)
         # The sub-run's steps, tokens and cost are the parent's too.
         self._step += result.steps
         self._spending.tokens += result.tokens
