@@ -194,6 +194,9 @@ def test_the_scan_sees_the_repl_executor() -> None:
         "run/user_shell.py:UserShell._execute",
         "run/agent_shell.py:AgentShell._execute",
         "run/tool_calls.py:ToolRunner._call_tool",
+        # `CMD&:`: types the wrapped line that starts a background job; reached from
+        # `UserShell.start_job` and `AgentShell.start_job`, which redeem first.
+        "run/jobs/launch.py:launch_job",
         # (the relay, and the function defining it: a scan of it sees the nested one's call)
         "run/take_over.py:take_over",
         "run/take_over.py:take_over.on_key",

@@ -1,4 +1,5 @@
-"""What a reply says in its text: `CMD:` lines (shell commands) and a Norris `GOAL:` line.
+"""What a reply says in its text: `CMD:` lines (shell commands), `CMD&:` lines (commands to run
+as background jobs), `DELEGATE: <preset>: <sub-goal>` lines and a Norris `GOAL:` line.
 
 The `CMD:` contract works with every model, including small local ones without tool calling:
 a line whose text starts with `CMD:`. Models often decorate it (a list bullet, backticks, a
@@ -11,18 +12,31 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
+
+_T = TypeVar("_T")
 
 # A command with control characters (a carriage return, an escape sequence) could show one
 # thing on screen and run another; such a line is never proposed.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
-_CMD_LINE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}CMD:\s*(?P<command>.*?)\s*$")
+_CMD_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}CMD(?P<background>&)?:\s*(?P<command>.*?)\s*$"
+)
 
 
-def extract_commands(text: str) -> list[str]:
-    """Every proposed command, in order, without duplicates next to each other."""
-    commands: list[str] = []
+@dataclass(frozen=True)
+class CommandLine:
+    """A proposed command: a `CMD:` line, or a `CMD&:` line (`background`)."""
+
+    command: str
+    background: bool = False
+
+
+def extract_command_lines(text: str) -> list[CommandLine]:
+    """Every proposed command, `CMD:` and `CMD&:` alike, in order, without duplicates next to
+    each other."""
+    commands: list[CommandLine] = []
     # Only a newline ends a line: splitlines() would also split on \r and other separators
     # that a terminal shows on one line.
     for line in text.split("\n"):
@@ -32,12 +46,48 @@ def extract_commands(text: str) -> list[str]:
         command = _strip_backticks(match.group("command"))
         if _CONTROL.search(command):
             continue
-        if command and (not commands or commands[-1] != command):
-            commands.append(command)
+        found = CommandLine(command, bool(match.group("background")))
+        if command and (not commands or commands[-1] != found):
+            commands.append(found)
     return commands
 
 
-def capped(commands: list[str], limit: int) -> tuple[list[str], str | None]:
+def extract_commands(text: str) -> list[str]:
+    """Every proposed `CMD:` command (not the background ones), in order, without duplicates
+    next to each other."""
+    return [line.command for line in extract_command_lines(text) if not line.background]
+
+
+@dataclass(frozen=True)
+class DelegateLine:
+    """`DELEGATE: <preset>: <sub-goal>`: a bounded sub-goal for a Norris run on `preset`."""
+
+    preset: str
+    goal: str
+
+
+_DELEGATE_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?[*_`]*DELEGATE:[*_`]*\s*"
+    r"(?P<preset>[^\s:`*]+)\s*:\s*(?P<goal>.*?)[*_`]*\s*$"
+)
+_DELEGATE_GOAL_MAX = 2000
+
+
+def extract_delegations(text: str) -> list[DelegateLine]:
+    """Every `DELEGATE:` line with a preset and a sub-goal, in order, without repeats."""
+    found: list[DelegateLine] = []
+    for line in text.split("\n"):
+        match = _DELEGATE_LINE.match(line.removesuffix("\r"))
+        if match is None:
+            continue
+        goal = _CONTROL.sub(" ", match["goal"]).strip()[:_DELEGATE_GOAL_MAX]
+        delegation = DelegateLine(match["preset"], goal)
+        if goal and delegation not in found:
+            found.append(delegation)
+    return found
+
+
+def capped(commands: list[_T], limit: int) -> tuple[list[_T], str | None]:
     """The first `limit` commands of a reply, and what the model and the user are told about
     the rest (None: nothing was dropped). One reply must not become hundreds of commands."""
     dropped = len(commands) - limit
@@ -127,7 +177,7 @@ def _paragraph_after(lines: list[str], index: int) -> list[str]:
             if found:
                 break
             continue
-        if _CMD_LINE.match(text) or _GOAL_LINE.match(text):
+        if _CMD_LINE.match(text) or _GOAL_LINE.match(text) or _DELEGATE_LINE.match(text):
             continue
         found.append(text)
     return found

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import command_docs, gate
 from aish.agent.action_loop import Next, carry_out
-from aish.agent.actions import capped, extract_commands
+from aish.agent.actions import (
+    CommandLine,
+    DelegateLine,
+    capped,
+    extract_command_lines,
+    extract_delegations,
+)
 from aish.agent.events import CommandProposed, Frontend, Status, UsageRecorded
 from aish.agent.exchange import Exchange, TurnLog
 from aish.agent.outbound import REQUEST_FAILURES, RequestFailure
@@ -50,14 +56,20 @@ from aish.llm.types import Message, ModelTarget, Reply, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.norris import Delegator
     from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
+    from aish.run.jobs import Job
     from aish.safety.verdict import Verdict
 
 AuthorizedRunner = Callable[[gate.Authorization], Awaitable[CommandRun]]
 """Runs what the gate authorized in the user's shell (redeeming the authorization first, so
 anything the gate did not issue is refused) → what the model will be told."""
+
+JobStarter = Callable[[gate.Authorization], Awaitable["Job"]]
+"""Starts what the gate authorized for the background (a `CMD&:` line) as a job of the user's
+shell, redeeming it first; raises `aish.run.jobs.JobNotStarted` with the reason."""
 
 
 class ChatFrontend(Frontend, gate.Confirmer, Protocol):
@@ -80,6 +92,16 @@ class ChatOutcome:
 _INTERRUPTED = 130
 
 _RUNS_UNASKED = "[{level}] runs without asking (safety.confirm_cmd = false)"
+_DELEGATE_DESCRIBED = (
+    "The model hands this sub-goal to an autonomous (Norris) run on the named preset: a fresh "
+    "conversation holding only the sub-goal, in a shell of the agent's own, within the "
+    "[norris] delegate_* bounds. Safe steps run, others HALT for you. The model gets a "
+    "summary of how it went."
+)
+_IN_THE_BACKGROUND = (
+    "CMD&: runs in the background; the prompt comes back at once, :jobs shows it, and its "
+    "result goes with your next question"
+)
 _TOOL_UNASKED = "[{level}] {name} runs without asking (auto_approve)"
 
 
@@ -113,6 +135,10 @@ class ChatTurn:
     # The session's door every request of the turn passes (None: the policy's). The turn has
     # one door: every policy it judges with redeems placeholders with the same vault.
     outbound: Outbound | None = None
+    # Starts `CMD&:` lines as background jobs; None: they are refused (nothing to start them).
+    start_job: JobStarter | None = None
+    # Hands a `DELEGATE:` line to a bounded Norris sub-run after the user's yes; None: refused.
+    delegator: Delegator | None = None
     # The tool list of this turn's requests, for the side questions asked on its prefix.
     _specs: Sequence[ToolSpec] = field(default=(), init=False, repr=False)
     # This turn's round trip: which models answered it, so none of them judges its actions.
@@ -146,18 +172,75 @@ class ChatTurn:
         if not outcome.reply.cut and not await self._offer_diffs("\n".join(said), cwd):
             # A cut reply's diff may be missing files: none of it is offered.
             outcome.cancelled = True
-            pending = len(extract_commands("\n".join(said)))
+            pending = len(extract_command_lines("\n".join(said)))
             if pending:
                 self.frontend.render(Status(f"cancelled: {pending} proposed command(s) not run"))
             return outcome
-        outcome.commands, dropped = capped(extract_commands("\n".join(said)), self.max_commands)
+        lines, dropped = capped(extract_command_lines("\n".join(said)), self.max_commands)
+        outcome.commands = [line.command for line in lines]
         if dropped is not None:
             self.frontend.render(Status(dropped))
             self.conversation.note(dropped)
             self.log("note", {"text": dropped})
-        proposals = [Proposal.command(command) for command in outcome.commands]
-        await carry_out(proposals, _CommandReactions(self, outcome))
+        proposals = [self._proposal(line) for line in lines]
+        carried = await carry_out(proposals, _CommandReactions(self, outcome))
+        delegations = extract_delegations("\n".join(said))
+        if delegations and carried == "done":
+            await self._delegate(delegations, outcome)
         return outcome
+
+    async def _delegate(self, lines: list[DelegateLine], outcome: ChatOutcome) -> None:
+        """The reply's first `DELEGATE:` line, on the user's yes (the others are refused: one
+        a reply); the sub-run's summary is told with the next question."""
+        from aish.agent.norris import delegation_refused, delegation_summary
+        from aish.safety.verdict import Verdict
+
+        line, *others = lines
+        for other in others:
+            self._say_and_note(delegation_refused(other, "one delegation a reply"))
+        if self.delegator is None:
+            self._say_and_note(delegation_refused(line, "delegation is not available here"))
+            return
+        target = self.delegator.target(line, depth=0)
+        if isinstance(target, str):
+            self._say_and_note(delegation_refused(line, target))
+            return
+        bounds = self.delegator.caps
+        text = f"DELEGATE: {line.preset}: {line.goal}"
+        within = ", ".join(bounds.describe()[:3])
+        verdict = Verdict(
+            "unknown",
+            (
+                f"hands this sub-goal to a Norris run on preset {line.preset} ({within})",
+                "each of its steps passes the same gate (HALTs ask you)",
+            ),
+        )
+        while (answer := await self.frontend.confirm_command(text, verdict)) == "describe":
+            await self.frontend.show_description(text, _DELEGATE_DESCRIBED)
+        if answer == "cancel":
+            outcome.cancelled = True
+            self.frontend.render(Status(f"cancelled: delegation to {line.preset} not run"))
+            return
+        if answer not in ("yes", "always", "project"):
+            self._say_and_note(delegation_refused(line, "declined by the user"))
+            return
+        self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": 1})
+        result = await self.delegator.sub_run(target, line.goal, bounds)
+        told = delegation_summary(line, result, bounds)
+        self.conversation.note(told)
+        self.log("note", {"text": told})
+        self.frontend.render(Status(told.splitlines()[1]))
+
+    def _say_and_note(self, said: str) -> None:
+        self.frontend.render(Status(said))
+        self.conversation.note(f"[aish] {said}")
+        self.log("note", {"text": f"[aish] {said}"})
+
+    def _proposal(self, line: CommandLine) -> Proposal:
+        if line.background and self.start_job is None:
+            why = "background jobs (CMD&:) cannot be started here"
+            return Proposal.refused(line.command, why, background=True)
+        return Proposal.command(line.command, background=line.background)
 
     async def _offer_diffs(self, text: str, cwd: str) -> bool:
         """The reply's diffs, each applied only on the user's word and the gate's; False when
@@ -282,10 +365,16 @@ class _CommandReactions:
     outcome: ChatOutcome
 
     def unusable(self, proposal: Proposal, rest: Sequence[Proposal]) -> Next:
-        raise AssertionError("a CMD: line is always an action")
+        # A `CMD&:` line that cannot be started as a job: refused before anyone is asked.
+        said = f"not run: {proposal.text} ({proposal.error})"
+        self.turn.frontend.render(Status(said))
+        self._note(f"[aish] {said}")
+        return "continue"
 
     async def authorize(self, proposal: Proposal, action: gate.Action) -> gate.Authorization:
         self.turn.frontend.render(CommandProposed(proposal.text))
+        if proposal.background:
+            self.turn.frontend.render(Status(_IN_THE_BACKGROUND))
         return await self.turn.authorize(action)
 
     def stopped(
@@ -305,9 +394,34 @@ class _CommandReactions:
         self.turn.frontend.render(Status(_RUNS_UNASKED.format(level=level)))
 
     async def run_authorized(self, proposal: Proposal, authorization: gate.Authorization) -> bool:
+        if proposal.background:
+            return await self._start_job(authorization)
         run = await self.turn.run_authorized(authorization)
         self.outcome.ran.append(run)
         return run.exit_status == 0
+
+    async def _start_job(self, authorization: gate.Authorization) -> bool:
+        from aish.run.jobs import JobNotStarted
+
+        assert self.turn.start_job is not None
+        command = authorization.command
+        try:
+            job = await self.turn.start_job(authorization)
+        except JobNotStarted as error:
+            said = f"not started: {command} ({error})"
+            self.turn.frontend.render(Status(said))
+            self._note(f"[aish] {said}")
+            return False
+        self.turn.frontend.render(Status(f"[{job.number}] started in the background: {command}"))
+        self._note(
+            f"[aish] background job {job.number} started: {command} (its exit status and "
+            "output come with the first message after it ends)"
+        )
+        return True
+
+    def _note(self, text: str) -> None:
+        self.turn.conversation.note(text)
+        self.turn.log("note", {"text": text})
 
     def ran(
         self,
@@ -316,6 +430,8 @@ class _CommandReactions:
         succeeded: bool,
         rest: Sequence[Proposal],
     ) -> Next:
+        if proposal.background:
+            return "continue"
         interrupted = self.outcome.ran[-1].exit_status == _INTERRUPTED
         if authorization.outcome == "auto" and interrupted and rest:
             said = f"interrupted: {len(rest)} proposed command(s) not run"

@@ -124,9 +124,12 @@ Outcome = Literal[
 
 @dataclass(frozen=True)
 class ProposedCommand:
-    """A shell command the model proposed (a `CMD:` line, a Norris step, a task)."""
+    """A shell command the model proposed (a `CMD:` line, a Norris step, a task). A
+    `background` one (a `CMD&:` line) is judged as the same text, and only an executor that
+    starts background jobs runs it (`aish.run.authorized.redeem`)."""
 
     command: str
+    background: bool = False
 
     @property
     def text(self) -> str:
@@ -741,8 +744,10 @@ def decision_payload(authorization: Authorization) -> dict[str, Any]:
     action = authorization.action
     what = "command" if isinstance(action, ProposedCommand) else "tool_call"
     verdict = authorization.verdict
+    background = {"background": True} if getattr(action, "background", False) else {}
     return {
         what: action.text,
+        **background,
         "level": verdict.level,
         "reasons": list(verdict.reasons),
         "decision": authorization.decision,

@@ -1,5 +1,6 @@
-"""The actions a reply proposes, in the order they are carried out: its `CMD:` lines, then its
-tool calls (chat carries out its tool calls in the tool sub-loop, before its `CMD:` lines).
+"""The actions a reply proposes, in the order they are carried out: its `CMD:` and `CMD&:`
+lines, then its tool calls (chat carries out its tool calls in the tool sub-loop, before its
+command lines).
 
 Each carries the key repeat detection compares (a command with its whitespace normalised; a
 tool call's `server__tool` with its arguments as canonical JSON), and what to do with it: an
@@ -33,10 +34,31 @@ class Proposal:
     error: str = ""
     # Over the turn's or step's limit: answered with the limit, in its turn, without running.
     over_limit: bool = False
+    # A `CMD&:` line: started as a background job by the mode's job starter.
+    background: bool = False
 
     @classmethod
-    def command(cls, command: str) -> Proposal:
-        return cls(command, " ".join(command.split()), gate.ProposedCommand(command))
+    def command(cls, command: str, *, background: bool = False) -> Proposal:
+        """A `CMD:` line, or a `CMD&:` line (`background`). A command that cannot be started
+        as a job (`aish.run.jobs.cannot_background`) has no action: it is refused with the
+        reason before anyone is asked."""
+        key = " ".join(command.split())
+        if not background:
+            return cls(command, key, gate.ProposedCommand(command))
+        from aish.run.jobs import cannot_background
+
+        refusal = cannot_background(command)
+        if refusal is not None:
+            error = f"cannot run in the background: {refusal}"
+            return cls(command, f"{key} &", None, error=error, background=True)
+        action = gate.ProposedCommand(command, background=True)
+        return cls(command, f"{key} &", action, background=True)
+
+    @classmethod
+    def refused(cls, command: str, why: str, *, background: bool = False) -> Proposal:
+        """A command this mode cannot run at all (`why`), answered without asking anyone."""
+        key = " ".join(command.split()) + (" &" if background else "")
+        return cls(command, key, None, error=why, background=background)
 
     @classmethod
     def tool_call(cls, call: ToolCall, prepared: PreparedCall | str) -> Proposal:

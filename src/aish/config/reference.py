@@ -205,6 +205,24 @@ DESCRIPTIONS: dict[str, str] = {
         "Host Unix sockets (paths) the sandbox may still reach, e.g. "
         '`["/run/user/1000/podman/podman.sock"]`. All others are hidden.'
     ),
+    "norris.delegate": (
+        "Run a Norris step's `DELEGATE: <preset>: <sub-goal>` line without asking: the "
+        "sub-goal goes to a bounded Norris run on that preset (same gate, same shell and "
+        "sandbox) and its summary back to the model. `false`: it HALTs for your word first "
+        "(`aish goal` refuses it). In chat a delegation always asks."
+    ),
+    "norris.delegate_max_steps": (
+        "Steps of a delegated run, never more than its parent run has left (they count as "
+        "the parent's)."
+    ),
+    "norris.delegate_wall_clock_s": (
+        "Seconds of a delegated run, never more than its parent has left. Unset: only the "
+        "parent's limit."
+    ),
+    "norris.delegate_cost_cap_dollars": (
+        "Dollars of a delegated run, never more than its parent has left. Unset: only the "
+        "parent's limit."
+    ),
     # ---- memory ---------------------------------------------------------------------------
     "memory": "What aish remembers across sessions (see memory.md).",
     "memory.inject_max_chars": (

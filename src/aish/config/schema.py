@@ -110,6 +110,12 @@ class NorrisConfig(BaseModel):
     sandbox_destructive: Literal["halt", "run"] = "halt"
     # Host Unix sockets the sandbox may still reach (all others are hidden).
     sandbox_sockets: list[str] = Field(default_factory=list)
+    # `DELEGATE: <preset>: <sub-goal>`: a Norris step's delegation runs without asking (chat
+    # always asks); the sub-run's own bounds, within what its parent has left.
+    delegate: bool = False
+    delegate_max_steps: int = Field(default=8, ge=1)
+    delegate_wall_clock_s: float | None = Field(default=300.0, gt=0)
+    delegate_cost_cap_dollars: float | None = Field(default=None, ge=0)
 
 
 class MemoryConfig(BaseModel):

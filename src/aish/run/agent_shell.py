@@ -40,6 +40,7 @@ from aish.run.record import Record, as_command_run
 if TYPE_CHECKING:
     from aish.run.askpass import AskpassBridge
     from aish.run.authorized import Authorization
+    from aish.run.jobs import Job, JobTable
     from aish.run.sandbox import Sandbox
     from aish.run.undo import UndoRecorder
     from aish.shell.results import CommandResult
@@ -71,6 +72,10 @@ class AgentShell:
     askpass: AskpassBridge | None = None
     # The user's terminal (stdin, stdout) for `[t]ake over`.
     user_terminal: tuple[int, int] = (0, 1)
+    # The background jobs (`CMD&:`) started in it, once one was; `on_job_end` is told when one
+    # ends (the Norris run records it for the model). They end with the shell (`close`).
+    jobs: JobTable | None = None
+    on_job_end: Callable[[Job], None] | None = None
 
     @classmethod
     async def start(
@@ -141,6 +146,8 @@ class AgentShell:
 
     async def close(self) -> None:
         try:
+            if self.jobs is not None:
+                self.jobs.close()
             await self.session.close()
         finally:
             if self.askpass is not None:
@@ -184,6 +191,44 @@ class AgentShell:
         if record is not None:
             record(run)
         return run
+
+    async def start_job(self, authorization: Authorization) -> Job:
+        """Start what the gate authorized for the background (`CMD&:`) as a job of this shell;
+        the run goes on meanwhile. Anything the gate did not issue for the background is
+        refused (`gate.Unauthorized`); `JobNotStarted` says why a job could not start."""
+        approved = redeem(authorization, "background command")
+        from aish.run.jobs import JobTable, launch_job
+
+        if self.jobs is None:
+            self.jobs = JobTable(
+                self.session.private_dir / "jobs",
+                max_lines=self.max_lines,
+                max_bytes=self.max_bytes,
+                on_end=self._job_ended,
+                signals_reach=self.session.pids_reachable,
+            )
+        return await launch_job(
+            self.session,
+            self.jobs,
+            approved.command_to_run,
+            shown=approved.command,
+            asked=approved.outcome != "auto",
+            source=approved.source,
+        )
+
+    def running_jobs(self) -> list[Job]:
+        if self.jobs is None:
+            return []
+        self.jobs.poll()
+        return self.jobs.running()
+
+    async def wait_for_jobs(self, timeout_s: float) -> list[Job]:
+        """Wait (at most `timeout_s`) for a running job to end; the jobs that ended."""
+        return [] if self.jobs is None else await self.jobs.wait_any(timeout_s)
+
+    def _job_ended(self, job: Job) -> None:
+        if self.on_job_end is not None:
+            self.on_job_end(job)
 
     async def _execute(
         self,

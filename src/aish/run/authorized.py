@@ -24,13 +24,20 @@ __all__ = [
     "redeem",
 ]
 
-Kind = Literal["command", "tool call"]
+# A `background command` (`CMD&:`) is started as a job only, and a `command` (`CMD:`) never
+# is: what the user was shown is how it runs.
+Kind = Literal["command", "background command", "tool call"]
 
 _KINDS: dict[Kind, type[ProposedCommand] | type[ProposedToolCall]] = {
     "command": ProposedCommand,
+    "background command": ProposedCommand,
     "tool call": ProposedToolCall,
 }
-_NOT = {"command": "not a shell command", "tool call": "not a tool call"}
+_NOT = {
+    "command": "not a shell command to run in the foreground",
+    "background command": "not a shell command to run in the background",
+    "tool call": "not a tool call",
+}
 
 
 def redeem(authorization: object, kind: Kind) -> Authorization:
@@ -38,6 +45,10 @@ def redeem(authorization: object, kind: Kind) -> Authorization:
     raises `gate.Unauthorized` for anything the gate did not issue, did not allow, already
     ran, or that is not this executor's to run."""
     approved = gate.redeem(authorization)
-    if not isinstance(approved.action, _KINDS[kind]):
-        raise Unauthorized(f"{_NOT[kind]}: {approved.action.text}")
+    action = approved.action
+    wrong = not isinstance(action, _KINDS[kind]) or (
+        isinstance(action, ProposedCommand) and action.background != (kind == "background command")
+    )
+    if wrong:
+        raise Unauthorized(f"{_NOT[kind]}: {action.text}")
     return approved

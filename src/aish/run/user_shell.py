@@ -33,6 +33,7 @@ from aish.run.record import Record, as_command_run
 if TYPE_CHECKING:
     from aish.config.schema import ContextConfig
     from aish.run.authorized import Authorization
+    from aish.run.jobs import Job, JobTable
     from aish.run.undo import UndoRecorder
     from aish.shell.session import ShellSession
     from aish.shell.state_report import ShellStateReport
@@ -104,6 +105,10 @@ class UserShell:
         self._record = record
         self._after = after
         self.last_status = 0
+        # The background jobs (`CMD&:`) started in this shell, once one was; `on_job_end` is
+        # told when one ends (the frontend records it for the model and says so).
+        self.jobs: JobTable | None = None
+        self.on_job_end: Callable[[Job], None] | None = None
 
     # ---- the shell's life ----------------------------------------------------------------------
 
@@ -162,6 +167,8 @@ class UserShell:
                 await asyncio.wait_for(asyncio.shield(pending), timeout_s)
 
     async def close(self) -> None:
+        if self.jobs is not None:
+            self.jobs.close()  # a job does not outlive the shell it was started in
         if self._task is None:
             return
         if not self._task.done():
@@ -234,6 +241,49 @@ class UserShell:
         finally:
             if self.undo is not None and snapshot is not None:
                 self._view.status(self.undo.after(snapshot))
+
+    async def start_job(self, authorization: Authorization) -> Job:
+        """Start what the gate authorized as a background job (`CMD&:`) of this shell; it
+        does not hold the prompt. Anything the gate did not issue for the background is
+        refused (`gate.Unauthorized`); `JobNotStarted` says why a job could not start."""
+        approved = redeem(authorization, "background command")
+        from aish.run.jobs import launch_job
+
+        shell = await self._shell()
+        snapshot = None
+        if self.undo is not None:
+            snapshot, notice = self.undo.before(approved.radius, approved.command)
+            if notice:
+                self._view.status(notice)
+        job = await launch_job(
+            shell,
+            self._job_table(shell),
+            approved.command_to_run,
+            shown=approved.command,
+            asked=approved.outcome != "auto",
+            source=approved.source,
+        )
+        undo = self.undo
+        if undo is not None and snapshot is not None:
+            job.finish = lambda: undo.after(snapshot)
+        return job
+
+    def _job_table(self, shell: ShellSession) -> JobTable:
+        if self.jobs is None:
+            from aish.run.jobs import JobTable
+
+            self.jobs = JobTable(
+                shell.private_dir / "jobs",
+                max_lines=self._context.output_max_lines,
+                max_bytes=self._context.output_max_bytes,
+                on_end=self._job_ended,
+                signals_reach=shell.pids_reachable,
+            )
+        return self.jobs
+
+    def _job_ended(self, job: Job) -> None:
+        if self.on_job_end is not None:
+            self.on_job_end(job)
 
     async def _execute(
         self,

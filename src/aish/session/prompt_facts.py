@@ -29,5 +29,9 @@ def prompt_facts(config: AishConfig) -> PromptFacts:
     # From the config, not from the preset in use: a `:model` switch keeps the prompt.
     secrets = any(p.effective_secrets() == "scrub" for p in config.models.values())
     return PromptFacts(
-        os_name=platform.system() or "Unix", shell=kind, tools=tools, secrets=secrets
+        os_name=platform.system() or "Unix",
+        shell=kind,
+        tools=tools,
+        secrets=secrets,
+        presets=tuple(config.models),
     )

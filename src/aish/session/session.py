@@ -30,11 +30,21 @@ from aish.session.models import ModelChoice
 
 if TYPE_CHECKING:
     from aish.agent import gate
-    from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn
+    from aish.agent.chat import AuthorizedRunner, ChatFrontend, ChatTurn, JobStarter
     from aish.agent.events import Frontend, UsageRecorded
     from aish.agent.fix import FixTurn
     from aish.agent.line_completion import LineCompleter
-    from aish.agent.norris import CommandRunner, NorrisFrontend, NorrisModels, NorrisRun
+    from aish.agent.norris import (
+        BackgroundJobs,
+        CommandRunner,
+        Delegator,
+        NorrisBounds,
+        NorrisFrontend,
+        NorrisModels,
+        NorrisResult,
+        NorrisRun,
+        SubRun,
+    )
     from aish.agent.second_opinion import SecondOpinion
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
@@ -347,10 +357,13 @@ class Session:
         *,
         shell_facts: FactsSource | None,
         tools: Mapping[str, Any],
+        start_job: JobStarter | None = None,
+        delegator: Delegator | None = None,
     ) -> ChatTurn:
         """One chat turn on the session's conversation, its commands run by `run_authorized`
-        in the shell whose directory `cwd()` names. `tools`: the MCP tools and their executor
-        (`tool_options`), or none."""
+        in the shell whose directory `cwd()` names, its `CMD&:` lines started by `start_job`
+        and its `DELEGATE:` lines handed to `delegator` (None: refused). `tools`: the MCP
+        tools and their executor (`tool_options`), or none."""
         from aish.agent.chat import ChatTurn
 
         return ChatTurn(
@@ -367,6 +380,8 @@ class Session:
             shell_facts=shell_facts,
             max_commands=self.config.safety.max_commands_per_reply,
             outbound=self.outbound,
+            start_job=start_job,
+            delegator=delegator,
             **tools,
         )
 
@@ -439,14 +454,34 @@ class Session:
         sandboxed: bool = False,
         yes_safe: bool = False,
         max_steps: int | None = None,
+        jobs: BackgroundJobs | None = None,
     ) -> NorrisRun:
         """A Norris run on the session's conversation, its steps run by `run_authorized` in
-        the agent's shell whose directory `cwd()` names. `mode`: `norris` (someone answers
-        its HALTs) or `headless` (`aish goal`)."""
+        the agent's shell whose directory `cwd()` names, its `CMD&:` steps started as `jobs`
+        of it (None: refused). `mode`: `norris` (someone answers its HALTs) or `headless`
+        (`aish goal`)."""
         from aish.agent import gate
         from aish.agent.norris import NorrisBounds, NorrisRun
 
         config = self.config
+
+        async def delegated(target: ModelTarget, goal: str, bounds: NorrisBounds) -> NorrisResult:
+            # The same executor, gate, frontend and sandbox: only the model and the bounds differ.
+            sub = self.delegated_run(
+                target,
+                goal,
+                bounds,
+                frontend,
+                run_authorized,
+                cwd,
+                mode=mode,
+                shell_facts=shell_facts,
+                tools=tools,
+                sandboxed=sandboxed,
+                yes_safe=yes_safe,
+            )
+            return await sub.run()
+
         return NorrisRun(
             goal,
             self.conversation,
@@ -474,6 +509,76 @@ class Session:
             shell_facts=shell_facts,
             policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
             outbound=self.outbound,
+            jobs=jobs,
+            delegator=self.delegator(delegated, unattended=config.norris.delegate),
+            **tools,
+        )
+
+    def delegator(self, run: SubRun, *, unattended: bool = False) -> Delegator:
+        """What hands `DELEGATE:` lines to `run` (a sub-run on the same executor), with the
+        `[norris] delegate_*` caps; `unattended`: a Norris step's delegation does not ask."""
+        from aish.agent.norris import Delegator
+
+        config = self.config
+        return Delegator(
+            self.resolve,
+            lambda: list(self.config.models),
+            run,
+            Delegator.caps_from(config.norris, config.safety.max_commands_per_reply),
+            unattended=unattended,
+            outbound=self.outbound,
+        )
+
+    def delegated_run(
+        self,
+        target: ModelTarget,
+        goal: str,
+        bounds: NorrisBounds,
+        frontend: NorrisFrontend,
+        run_authorized: CommandRunner,
+        cwd: Callable[[], str],
+        *,
+        mode: gate.Mode,
+        shell_facts: FactsSource | None,
+        tools: Mapping[str, Any],
+        sandboxed: bool = False,
+        yes_safe: bool = False,
+    ) -> NorrisRun:
+        """A delegated sub-run (`DELEGATE:`): a Norris run of depth 1 on `target`, in a fresh
+        conversation holding only the sub-goal, within `bounds`, through the same executor and
+        gate. It delegates no further and starts no background jobs; its turns go into the
+        session log as `delegated` (they are not the conversation's on a resume)."""
+        from aish.agent import gate
+        from aish.agent.norris import NorrisRun
+        from aish.conversation.context import Conversation
+
+        def log(kind: str, payload: Mapping[str, Any]) -> None:
+            self.log("delegated", {"kind": kind, **payload})
+
+        return NorrisRun(
+            goal,
+            Conversation(self.conversation.system_prompt),
+            target,
+            frontend,
+            run_authorized,
+            cwd,
+            log,
+            self._approving(
+                gate.Policy.from_config(
+                    self.config,
+                    mode,
+                    yes_safe=yes_safe,
+                    sandboxed=sandboxed,
+                    outbound=self.outbound,
+                )
+            ),
+            bounds,
+            second_opinion=self.second_opinion,
+            fallback=self.models.fallback(target),
+            shell_facts=shell_facts,
+            policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
+            outbound=self.outbound,
+            depth=1,
             **tools,
         )
 

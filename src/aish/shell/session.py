@@ -175,6 +175,17 @@ class ShellSession:
         return self._proc.pid if self._proc is not None else None
 
     @property
+    def private_dir(self) -> Path:
+        """The shell's private directory (its rc files; writable inside a sandbox too): where
+        files the shell writes for aish go, at the same path on both sides."""
+        return self._spec.rcfile_dir
+
+    @property
+    def pids_reachable(self) -> bool:
+        """The pids this shell reports (``$!``) are aish's to signal: not in a PID namespace."""
+        return self._spec.pid_inside is None
+
+    @property
     def kind(self) -> str:
         """'bash' or 'zsh'."""
         return self._spec.kind

@@ -94,6 +94,7 @@ async def run_goal(
             sandboxed=sandbox is not None,
             yes_safe=options.yes_safe,
             max_steps=options.max_steps,
+            jobs=agent_shell,
         )
         result = await run.run()
         await shell.close()  # nothing more is written in the sandbox

@@ -24,8 +24,9 @@ from aish.conversation.context import CommandRun
 
 __all__ = ["RunEnds", "StepDispatch", "StepOutcome", "denied_line"]
 
-# How a step's actions went: all ran and succeeded, the user skipped one, or one failed.
-StepOutcome = Literal["ok", "skipped", "failed"]
+# How a step's actions went: all ran and succeeded, the user skipped one, or one failed; or
+# the step proposed nothing and waited for a background job (`CMD&:`) to end.
+StepOutcome = Literal["ok", "skipped", "failed", "waited"]
 
 
 class RunEnds(Exception):
@@ -47,6 +48,8 @@ class StepDispatch:
     answers: ToolRound | None
     note: Callable[[str], None]
     step: Callable[[], int]
+    # Starts a `CMD&:` step as a background job (True: started); None: no jobs here.
+    job_starter: Callable[[gate.Authorization], Awaitable[bool]] | None = None
     # Proposing one of these again means the run is stuck: actions the user skipped or the
     # policy denied, and actions that failed (until something that may change things ran).
     dead_ends: set[str] = field(default_factory=set)
@@ -67,9 +70,11 @@ class StepDispatch:
             self.tell(proposal, proposal.error)
             return "continue"
         self._not_stuck(proposal)
-        # A tool call that cannot be made: the model's error.
-        self.tell(proposal, proposal.error, is_error=True)
-        self.frontend.render(Status(f"not run: {proposal.text} ({proposal.error})"))
+        # A tool call that cannot be made, or a `CMD&:` line that cannot be started as a job:
+        # the model's error.
+        said = f"not run: {proposal.text} ({proposal.error})"
+        self.tell(proposal, proposal.error if proposal.call else f"[aish] {said}", is_error=True)
+        self.frontend.render(Status(said))
         return self._fails(proposal, rest)
 
     async def authorize(self, proposal: Proposal, action: gate.Action) -> gate.Authorization:
@@ -122,6 +127,9 @@ class StepDispatch:
             assert self.answers is not None
             result = await self.answers.run_authorized(proposal.prepared, authorization)
             return not result.is_error
+        if proposal.background:
+            assert self.job_starter is not None
+            return await self.job_starter(authorization)
         return (await self.command_runner(authorization)).exit_status == 0
 
     def ran(

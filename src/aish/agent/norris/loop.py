@@ -43,7 +43,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aish.agent import gate
-from aish.agent.actions import GoalLine, capped, extract_commands, extract_goal
+from aish.agent.actions import (
+    CommandLine,
+    DelegateLine,
+    GoalLine,
+    capped,
+    extract_command_lines,
+    extract_delegations,
+    extract_goal,
+)
 from aish.agent.events import (
     AgentEvent,
     CommandFinished,
@@ -71,12 +79,14 @@ from aish.run.record import Record, record_run
 
 if TYPE_CHECKING:
     from aish.agent.context_budget import ContextBudget
+    from aish.agent.norris.delegation import Delegator
     from aish.agent.outbound import Outbound
     from aish.agent.second_opinion import Opinion, SecondOpinion
     from aish.agent.shell_facts import FactsSource
+    from aish.run.jobs import Job
     from aish.safety.verdict import Verdict
 
-__all__ = ["CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
+__all__ = ["BackgroundJobs", "CommandRunner", "NorrisFrontend", "NorrisResult", "NorrisRun"]
 
 _log = logging.getLogger("aish.norris")
 
@@ -98,6 +108,19 @@ class CommandRunner(Protocol):
 
 class NorrisFrontend(Frontend, gate.HaltPrompt, Protocol):
     """Shows the run and answers its HALTs."""
+
+
+class BackgroundJobs(Protocol):
+    """Where `CMD&:` steps run as background jobs: `aish.run.agent_shell.AgentShell`.
+    `start_job` redeems the authorization first; `on_job_end` is told when a job ends."""
+
+    on_job_end: Callable[[Job], None] | None
+
+    async def start_job(self, authorization: gate.Authorization) -> Job: ...
+
+    def running_jobs(self) -> list[Job]: ...
+
+    async def wait_for_jobs(self, timeout_s: float) -> list[Job]: ...
 
 
 @dataclass(frozen=True)
@@ -202,6 +225,12 @@ class NorrisRun:
     # The session's door every request of the run passes (None: the policy's). The run has
     # one door: every policy it judges with redeems placeholders with the same vault.
     outbound: Outbound | None = None
+    # Where `CMD&:` steps start background jobs (the agent's shell); None: they are refused.
+    jobs: BackgroundJobs | None = None
+    # Hands `DELEGATE:` lines to sub-runs (`delegation`); None: they are refused. `depth` 1 is
+    # a delegated run itself, which may not delegate again.
+    delegator: Delegator | None = None
+    depth: int = 0
 
     def __post_init__(self) -> None:
         if self.outbound is None:
@@ -229,8 +258,11 @@ class NorrisRun:
             self._answers,
             self._note,
             lambda: self._step,
+            self._start_job if self.jobs is not None else None,
         )
         self._exchange: Exchange | None = None  # this step's: who answered it
+        if self.jobs is not None:
+            self.jobs.on_job_end = self._job_ended
 
     async def run(self) -> NorrisResult:
         self._started = time.monotonic()
@@ -290,7 +322,7 @@ class NorrisRun:
                     return "blocked", goal.detail or "the model gave no reason", None
                 if goal is not None and outcome == "ok":
                     return "done", goal.detail or "the model says the goal is complete", None
-                if self.tasks and outcome != "failed":
+                if self.tasks and outcome in ("ok", "skipped"):
                     self._task += 1
         except RunEnds as end:
             return end.status, end.reason, end.pending
@@ -359,19 +391,149 @@ class NorrisRun:
         try:
             if goal is not None and goal.state == "blocked":
                 return goal, "ok"  # nothing more is run for a model that says it cannot go on
-            commands, dropped = capped(extract_commands(said), self.bounds.commands_per_step)
+            lines = extract_command_lines(said)
+            commands, dropped = capped(lines, self.bounds.commands_per_step)
             if dropped is not None:
                 self.frontend.render(Status(dropped))
                 self._note(dropped)
-            if not commands and goal is None and not reply.tool_calls:
+            delegations = extract_delegations(said)
+            if not commands and goal is None and not reply.tool_calls and not delegations:
+                if await self._waited_for_jobs():
+                    return None, "waited"
                 raise RunEnds("stalled", "the reply proposed no action and no GOAL line")
-            proposals = [Proposal.command(command) for command in commands]
+            proposals = [self._proposal(line) for line in commands]
             proposals += self._tool_proposals()
-            return goal, await self._dispatch.actions(proposals)
+            outcome = await self._dispatch.actions(proposals)
+            if delegations and outcome == "ok":
+                outcome = await self._delegate(delegations)
+            return goal, outcome
         finally:
             # However the step ended, every call of the reply has its answer.
             if self._answers is not None:
                 self._answers.answer_rest(_STEP_ENDED)
+
+    def _proposal(self, line: CommandLine) -> Proposal:
+        if line.background and self.jobs is None:
+            why = "background jobs (CMD&:) cannot be started in this run"
+            return Proposal.refused(line.command, why, background=True)
+        return Proposal.command(line.command, background=line.background)
+
+    # ---- delegation --------------------------------------------------------------------------
+
+    async def _delegate(self, lines: list[DelegateLine]) -> StepOutcome:
+        """The step's first `DELEGATE:` line as a bounded sub-run (the others are refused:
+        one a step); how it went, for the step."""
+        from aish.agent.norris.delegation import ONE_LEVEL, delegation_summary
+
+        line, *others = lines
+        for other in others:
+            self._refuse(other, "one delegation a step: propose it again in a later step")
+        if self.delegator is None:
+            why = ONE_LEVEL if self.depth >= 1 else "delegation is not available in this run"
+            return self._refuse(line, why)
+        target = self.delegator.target(line, depth=self.depth)
+        if isinstance(target, str):
+            return self._refuse(line, target)
+        bounds = self._delegate_bounds(self.delegator.caps)
+        if not self.delegator.unattended:
+            if self.policy.mode == "headless":
+                why = "it needs the user's yes ([norris] delegate = true runs it unattended)"
+                return self._refuse(line, why)
+            answer = await self._halt().halt_action(
+                f"DELEGATE: {line.preset}: {line.goal}", _delegation_verdict(line, bounds)
+            )
+            if answer == "abort":
+                raise RunEnds("aborted", "aborted at the HALT prompt (delegation)")
+            if answer == "skip":
+                self.frontend.render(Status(f"skipped: delegation to {line.preset}"))
+                self._note(f"[aish] delegation skipped by user: {line.preset}: {line.goal}")
+                return "skipped"
+        self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": self.depth + 1})
+        result = await self.delegator.sub_run(target, line.goal, bounds)
+        # The sub-run's steps, tokens and cost are the parent's too.
+        self._step += result.steps
+        self._spending.tokens += result.tokens
+        if result.cost_usd is not None:
+            self._spending.cost_usd = (self._spending.cost_usd or 0.0) + result.cost_usd
+        told = delegation_summary(line, result, bounds)
+        self._note(told)
+        self.frontend.render(Status(told.splitlines()[1]))
+        return "ok" if result.status in ("done", "tasks_complete") else "failed"
+
+    def _refuse(self, line: DelegateLine, why: str) -> StepOutcome:
+        from aish.agent.norris.delegation import delegation_refused
+
+        said = delegation_refused(line, why)
+        self.frontend.render(Status(said))
+        self._note(f"[aish] {said}")
+        return "failed"
+
+    def _delegate_bounds(self, caps: NorrisBounds) -> NorrisBounds:
+        from aish.agent.norris.delegation import bounds_within
+
+        bounds, spent = self.bounds, self._spending
+        remaining = self._remaining_s()
+        return bounds_within(
+            caps,
+            steps_left=max(bounds.max_steps - self._step, 1),
+            seconds_left=None if remaining == float("inf") else remaining,
+            tokens_left=None if bounds.token_cap is None else bounds.token_cap - spent.tokens,
+            dollars_left=None
+            if bounds.cost_cap_usd is None
+            else bounds.cost_cap_usd - (spent.cost_usd or 0.0),
+        )
+
+    def _halt(self) -> _HaltAtStep:
+        return _HaltAtStep(self.frontend, self._step, self.bounds.max_steps, self._waited)
+
+    # ---- background jobs -------------------------------------------------------------------
+
+    async def _start_job(self, authorization: gate.Authorization) -> bool:
+        """A `CMD&:` step: started, and the run goes on (the model hears of its end with the
+        first step after it)."""
+        from aish.run.jobs import JobNotStarted
+
+        assert self.jobs is not None
+        command = authorization.command
+        self.frontend.render(CommandStarted(command, authorization.verdict.level))
+        try:
+            job = await self.jobs.start_job(authorization)
+        except JobNotStarted as error:
+            said = f"not started: {command} ({error})"
+            self.frontend.render(Status(said))
+            self._note(f"[aish] {said}")
+            return False
+        self.frontend.render(Status(f"[{job.number}] started in the background: {command}"))
+        self._note(
+            f"[aish] background job {job.number} started: {command} (its exit status and "
+            "output come with the first step after it ends; a step that proposes nothing "
+            "waits for it)"
+        )
+        return True
+
+    async def _waited_for_jobs(self) -> bool:
+        """A step that proposed nothing while jobs run waits for one to end (within the
+        per-command timeout and the wall clock); False when no job runs."""
+        running = self.jobs.running_jobs() if self.jobs is not None else []
+        if not running:
+            return False
+        assert self.jobs is not None
+        numbers = ", ".join(str(job.number) for job in running)
+        self.frontend.render(Status(f"waiting for background job(s) {numbers}"))
+        limit = min(self.bounds.command_timeout_s, max(self._remaining_s(), 0.0))
+        if not await self.jobs.wait_for_jobs(limit):
+            self._note(f"[aish] background job(s) {numbers} still running after {limit:g}s")
+        return True
+
+    def _job_ended(self, job: Job) -> None:
+        """A job ended: the model is told with the next step, the user now."""
+        run = job.as_command_run()
+        self.frontend.render(
+            CommandFinished(
+                run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
+            )
+        )
+        self._record(run)
 
     def _tool_proposals(self) -> list[Proposal]:
         calls = self.conversation.unanswered_tool_calls()
@@ -516,6 +678,12 @@ class NorrisRun:
     # ---- the end -----------------------------------------------------------------------------
 
     def _finish(self, status: NorrisStatus, reason: str, pending: str | None) -> NorrisResult:
+        if self.jobs is not None:
+            # They end with the agent's shell; the model hears of it with the next message.
+            running = ", ".join(str(job.number) for job in self.jobs.running_jobs())
+            self.jobs.on_job_end = None
+            if running:
+                self._note(f"[aish] background job(s) {running} stopped: the run ended")
         if status != "done":
             # The model's last word may be a proposal that never ran: the next turn says why.
             self._note(f"[aish] the autonomous run ended ({status}): {reason}")
@@ -556,6 +724,14 @@ class NorrisRun:
             },
         )
         return result
+
+
+def _delegation_verdict(line: DelegateLine, bounds: NorrisBounds) -> Verdict:
+    from aish.safety.verdict import Verdict
+
+    within = ", ".join(bounds.describe()[:3])
+    why = f"hands this sub-goal to a Norris run on preset {line.preset} ({within})"
+    return Verdict("unknown", (why, "each of its steps passes the same gate"))
 
 
 def _finite(seconds: float) -> float | None:

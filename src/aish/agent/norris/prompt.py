@@ -21,7 +21,9 @@ GOAL: complete
 optionally followed by a brief summary. If it cannot be achieved, or you need the user, write \
 GOAL: blocked <one-line reason>
 An action the user declines comes back as "[aish] action skipped by user: <action>"; then \
-choose another way or say you are blocked."""
+choose another way or say you are blocked. A long command can run in the background as \
+CMD&: <command>: the run goes on, and its exit status and output come with the first step \
+after it ends; a step that proposes nothing while background jobs run waits for one to end."""
 
 _REMINDER = (
     "[aish norris mode] Continue toward the goal: the next CMD: line(s), or GOAL: complete / "

@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 import signal
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent import gate
@@ -45,16 +45,19 @@ if TYPE_CHECKING:
     from prompt_toolkit.history import History
 
     from aish.agent.memory_summary import Candidate
+    from aish.agent.norris import NorrisBounds, NorrisResult
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
+    from aish.run.agent_shell import AgentShell
     from aish.run.completion_helper import ReplLiveShell
+    from aish.run.jobs import Job
     from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.session import Session
     from aish.session.models import ModelChoice
-    from aish.session.records import SessionInfo, Store, UsageTotals
+    from aish.session.records import ModelTarget, SessionInfo, Store, UsageTotals
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -100,6 +103,7 @@ class Repl:
             UndoRecorder.from_config(loaded.config.undo),
             terminal=(self._io.stdin_fd, self._io.stdout_fd),
         )
+        self._commands.on_job_end = self._job_ended
         self._user_shell_facts = ShellFactsSource(self._commands.state_report)
         self._known: KnownCommands | None = None
         self._quit = False
@@ -254,6 +258,8 @@ class Repl:
             self.shell_cwd,
             shell_facts=self._user_shell_facts,
             tools=self._mcp.tool_options(),
+            start_job=self._commands.start_job,
+            delegator=self.session.delegator(self._delegated),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -316,9 +322,6 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        from aish.run.agent_shell import AgentShell
-
-        config = self.session.config
         self._mcp.at_turn_boundary()
         active = self.session.resolve()
         if isinstance(active, str):
@@ -326,9 +329,65 @@ class Repl:
             self._view.status(active)
             return
         models = self.session.norris_models(active, self._view.render)
+
+        async def run_in(agent: AgentShell, sandbox: Sandbox | None) -> None:
+            run = self.session.norris_run(
+                goal,
+                self._view,
+                models,
+                agent.run_authorized,
+                lambda: agent.cwd,
+                mode="norris",
+                shell_facts=ShellFactsSource(agent.session.state_report),
+                tools=self._mcp.tool_options(),
+                sandboxed=sandbox is not None,
+                jobs=agent,
+            )
+            await run.run()
+
+        await self._in_agent_shell(run_in)
+
+    async def _delegated(
+        self, target: ModelTarget, goal: str, bounds: NorrisBounds
+    ) -> NorrisResult:
+        """A chat reply's `DELEGATE:` line, after the user's yes: a bounded sub-run in a shell
+        of the agent's own, as `:norris` would run it (the same sandbox choice)."""
+        from aish.agent.norris import NorrisResult
+
+        results: list[NorrisResult] = []
+
+        async def run_in(agent: AgentShell, sandbox: Sandbox | None) -> None:
+            run = self.session.delegated_run(
+                target,
+                goal,
+                bounds,
+                self._view,
+                agent.run_authorized,
+                lambda: agent.cwd,
+                mode="norris",
+                shell_facts=ShellFactsSource(agent.session.state_report),
+                tools=self._mcp.tool_options(),
+                sandboxed=sandbox is not None,
+            )
+            results.append(await run.run())
+
+        if await self._in_agent_shell(run_in) and results:
+            return results[0]
+        why = "the agent's shell could not start here (:norris review the last run's sandbox)"
+        return NorrisResult("failed", why, 0, 0.0, 0, None, self.shell_cwd())
+
+    async def _in_agent_shell(
+        self, body: Callable[[AgentShell, Sandbox | None], Awaitable[None]]
+    ) -> bool:
+        """Start the agent's shell in this shell's cwd (in the sandbox `norris.sandbox` says),
+        run `body` in it, close it, then review the sandbox's change set; False when no
+        shell could start (a pending sandbox over another project)."""
+        from aish.run.agent_shell import AgentShell
+
+        config = self.session.config
         sandboxing, sandbox = await self._norris_sandbox()
         if not sandboxing:
-            return
+            return False
         with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
             agent = await AgentShell.start(
                 self.shell_cwd(),
@@ -341,23 +400,13 @@ class Repl:
             )
             agent.undo = self._commands.undo  # one :undo history for chat and Norris
             try:
-                run = self.session.norris_run(
-                    goal,
-                    self._view,
-                    models,
-                    agent.run_authorized,
-                    lambda: agent.cwd,
-                    mode="norris",
-                    shell_facts=ShellFactsSource(agent.session.state_report),
-                    tools=self._mcp.tool_options(),
-                    sandboxed=sandbox is not None,
-                )
-                await run.run()
+                await body(agent, sandbox)
             finally:
                 # Keys typed during the run (not echoed) stay unread: the next prompt's input.
                 await agent.close()
         if sandbox is not None:
             await self._sandbox_review.review()
+        return True
 
     async def norris_review(self) -> None:
         """`:norris review`: the last sandboxed run's change set, to apply or discard."""
@@ -460,6 +509,21 @@ class Repl:
     def _record_run(self, run: CommandRun) -> None:
         """Every command the user's shell ran, for the model and the session log."""
         record_run(run, self.conversation, self._log)
+
+    def background_jobs(self) -> list[Job]:
+        """`:jobs`: the background jobs started in the user's shell, oldest first."""
+        table = self._commands.jobs
+        if table is None:
+            return []
+        table.poll()
+        return list(table.jobs)
+
+    def _job_ended(self, job: Job) -> None:
+        """A background job ended: the model is told with the next question, the user now."""
+        from aish.ui.repl.meta.jobs import job_end_notice
+
+        record_run(job.as_command_run(), self.conversation, self._log, background_job=job.number)
+        self._show_notice(job_end_notice(job))
 
     def _after_command(self) -> None:
         self._follow_project()

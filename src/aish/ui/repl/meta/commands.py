@@ -25,6 +25,7 @@ from aish.ui.repl.meta.context import (
 )
 from aish.ui.repl.meta.cost import cost, secrets
 from aish.ui.repl.meta.export import export
+from aish.ui.repl.meta.jobs import jobs
 from aish.ui.repl.meta.memory import memory, remember
 from aish.ui.repl.meta.trust import config_command, trust
 from aish.ui.repl.meta.undo import undo
@@ -416,6 +417,13 @@ COMMANDS: dict[str, MetaCommand] = {
         ),
         MetaCommand(
             "undo", "undo [list|<n>]", "put back what the last approved command changed", undo
+        ),
+        MetaCommand(
+            "jobs",
+            "jobs [<n>]",
+            "background jobs started from CMD&: lines; with a number, its output",
+            jobs,
+            paged=True,
         ),
     )
 }
