@@ -50,3 +50,20 @@ def test_any_chunking_gives_the_same_lines(cuts: list[int]) -> None:
     assert held == [p.text for p in _split([REPLY]) if p.is_command_line]
     # Every highlighted line is one the extractor proposes, and vice versa.
     assert extract_commands("".join(held)) == extract_commands(REPLY)
+
+
+def test_background_and_delegation_lines_are_command_lines_too() -> None:
+    reply = "Starting it:\nCMD&: make watch\nand\n- DELEGATE: local: tidy the imports\nCMD&X no\n"
+    assert [p.text for p in _split([reply]) if p.is_command_line] == [
+        "CMD&: make watch\n",
+        "- DELEGATE: local: tidy the imports\n",
+    ]
+
+
+def test_a_background_line_is_its_own_block_in_markdown() -> None:
+    from aish.ui.render.markdown_blocks import BlockSplitter
+
+    splitter = BlockSplitter()
+    blocks = splitter.feed("Starting it:\nCMD&: make watch\nDELEGATE: local: x\n")
+    kinds = [block.kind for block in [*blocks, *splitter.flush()]]
+    assert kinds == ["paragraph", "command", "command"]

@@ -1,4 +1,5 @@
-"""Spotting `CMD:` lines while a reply streams, so they can be shown highlighted.
+"""Spotting `CMD:` lines (and `CMD&:`, `DELEGATE:`) while a reply streams, so they can be shown
+highlighted, each on a line of its own.
 
 Text streams straight through. Only at the start of a line is output held back, and only while
 what has arrived could still become a `CMD:` line (after bullets, numbering, backticks and
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 
 # Everything a CMD: line may start with, as a prefix pattern: partial matches keep holding.
 _LEAD = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}")
-_MARK = "CMD:"
+# The lines a reply proposes an action with (`agent.actions`).
+_MARKS = ("CMD:", "CMD&:", "DELEGATE:")
 # Decoration so far with nothing after it yet: a bullet, digits or spaces may still lead to CMD:.
 _PARTIAL_LEAD = re.compile(r"\s*(?:[-*+]|\d+[.)]?)?\s*`{0,3}")
 
@@ -65,7 +67,7 @@ class CmdLineSplitter:
 
 def _is_command_start(text: str) -> bool:
     lead = _LEAD.match(text)
-    return lead is not None and text[lead.end() :].startswith(_MARK)
+    return lead is not None and text[lead.end() :].startswith(_MARKS)
 
 
 def _could_become_command(text: str) -> bool:
@@ -73,7 +75,8 @@ def _could_become_command(text: str) -> bool:
         return True
     lead = _LEAD.match(text)
     assert lead is not None  # every part of the pattern is optional
-    return _MARK.startswith(text[lead.end() :])
+    rest = text[lead.end() :]
+    return any(mark.startswith(rest) for mark in _MARKS)
 
 
 def _merged(pieces: list[Piece]) -> list[Piece]:

@@ -16,7 +16,7 @@ from typing import Literal
 
 BlockKind = Literal["paragraph", "heading", "rule", "list", "quote", "table", "code", "command"]
 
-_CMD = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}CMD:")
+_CMD = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?`{0,3}(?:CMD&?|DELEGATE):")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r" {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 _SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
