@@ -31,6 +31,7 @@ class ReplLiveShell:
     def __init__(
         self,
         shell: Callable[[], ShellSession | None],
+        starting: Callable[[float], Awaitable[None]],
         cwd: Callable[[], str],
         names: Callable[[], Awaitable[Iterable[str]]],
         *,
@@ -38,6 +39,9 @@ class ReplLiveShell:
         timeout_s: float,
     ) -> None:
         self._session = shell
+        # Waits (a bounded time) for a shell that is still starting: a Tab pressed at the first
+        # prompt completes from the live shell, as bash would, not from aish's environment.
+        self._starting = starting
         self._cwd = cwd
         self._names = names
         self._shell_choice = shell_choice
@@ -49,6 +53,7 @@ class ReplLiveShell:
         return self._cwd()
 
     async def command_names(self, prefix: str) -> Iterable[str]:
+        await self._starting(self.timeout_s)
         names = set(await self._names())
         helper = self._bash_helper()
         if helper is not None:  # what the live PATH holds now (an activated virtualenv's bin)
@@ -58,6 +63,7 @@ class ReplLiveShell:
         return names
 
     async def variable_names(self, prefix: str) -> Iterable[str]:
+        await self._starting(self.timeout_s)
         env = await self._environment()
         helper = self._bash_helper()
         if helper is not None:
@@ -69,6 +75,7 @@ class ReplLiveShell:
         return env.keys()
 
     async def programmable(self, line: CompletionLine) -> SpecAnswer | None:
+        await self._starting(self.timeout_s)
         helper = self._bash_helper()
         if helper is None:
             return None

@@ -158,6 +158,13 @@ class UserShell:
         """The variables the shell exports now (an activated virtualenv, an `export`)."""
         return await (await self._shell()).exported_environment()
 
+    async def started_within(self, timeout_s: float) -> None:
+        """Wait up to `timeout_s` for a shell that is still starting; never fails."""
+        task = self._task
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(task), timeout_s)
+
     async def names_settled(self, timeout_s: float) -> None:
         """Wait a little for a names refresh under way (a function the last command defined
         should complete at once); never fails."""

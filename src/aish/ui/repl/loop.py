@@ -660,6 +660,7 @@ class Repl:
         vi = self.session.loaded.config.ui.edit_mode == "vi"
         live = ReplLiveShell(
             self._commands.started,
+            self._commands.started_within,
             self.shell_cwd,
             self._completion_names,
             shell_choice=self.session.loaded.config.ui.shell,
