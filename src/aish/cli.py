@@ -113,14 +113,21 @@ def _loader(
 
     from aish.agent.permission_rules import checked
     from aish.config import load_config
+    from aish.config.validated_cache import validated_cache_dir
     from aish.session.trust import trust_lookup, trust_on_demand
 
     path = Path(args.config) if getattr(args, "config", None) else None
     lookup = trust_lookup(store) if store is not None else trust_on_demand
+    # A start with the same files, variables and trust as a recent one skips validation.
+    cache = validated_cache_dir()
 
     def load(cwd: str | None) -> LoadedConfig:
         loaded = load_config(
-            config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
+            config_path=path,
+            autodetect=autodetect,
+            cwd=cwd,
+            trusted_digest=lookup,
+            cache_dir=cache,
         )
         return checked(loaded) if check_rules else loaded
 

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 
 from aish.errors import AishError, ConfigError
 from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
     import httpx
 
+    from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
     from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = ["REQUEST_FAILURES", "Outbound", "RequestFailure", "SpendingStopped", "door"]
