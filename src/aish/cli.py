@@ -157,16 +157,18 @@ def _run_shell(args: argparse.Namespace) -> int:
             print(f"aish: no session named '{args.resume}'", file=sys.stderr)
             return EXIT_USAGE
         model = args.model or preset_name(loaded.config) or "none"
-        repl = Repl(
-            Session(
-                loaded,
-                model=model,
-                store=store,
-                info=session,
-                reload=_loader(args, store=store),
-                loaded_for=os.getcwd(),
-            )
+        interactive = Session(
+            loaded,
+            model=model,
+            store=store,
+            info=session,
+            reload=_loader(args, store=store),
+            loaded_for=os.getcwd(),
         )
+        # One question after another to the same server: its connection stays open (the
+        # REPL closes it as it ends).
+        interactive.outbound.keep_connections = True
+        repl = Repl(interactive)
         if args.resume is not None:
             print(repl.resume(model_given=args.model is not None))
         return asyncio.run(repl.run())
