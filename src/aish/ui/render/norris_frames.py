@@ -33,6 +33,7 @@ the line is dim. Everything that came from the model, a command or the user pass
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
 from aish.agent.events import (
     CommandFinished,
@@ -45,8 +46,10 @@ from aish.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from aish.agent.gate import HaltAnswer
 from aish.ui.render.visible_text import visible
+
+if TYPE_CHECKING:
+    from aish.agent.gate import HaltAnswer
 
 Piece = tuple[str, str]
 NorrisEvent = (
