@@ -3,8 +3,9 @@
     python bench/question_probe.py OUT.json   (then as `aish`, in a terminal)
 
 Wraps, before aish imports them, the functions each phase runs through, and sums their time per
-question (a question is one `Repl._ask`). At exit writes OUT.json: per phase, what it covers and
-the median of its per-question totals over the questions after the bench's warm-up. Nested
+line (one `Repl._handle`: routing, then the question). At exit writes OUT.json: per phase,
+what it covers and the median of its per-line totals over the lines after the bench's warm-up.
+Nested
 phases are timed separately (the budget's time includes the context build it calls). Nothing in
 aish changes: the wrappers call the originals.
 """
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 OUT = sys.argv.pop(1)
-WARM_UP = 20  # the bench's history turns; `:remember` lines are not questions
+WARM_UP = 30  # the bench's ten `:remember` lines and 20 turns of history
 
 PHASES: dict[str, tuple[str, str, str]] = {
     # name: (module, attribute path, what it covers)
@@ -100,21 +101,21 @@ def _install() -> None:
         setattr(owner, attribute, _timed(name, getattr(owner, attribute)))
     from aish.ui.repl.loop import Repl
 
-    original_ask = Repl._ask
+    original_handle = Repl._handle
 
-    @functools.wraps(original_ask)
-    async def ask(self: Repl, question: str) -> None:
+    @functools.wraps(original_handle)
+    async def handle(self: Repl, line: str) -> None:
         global _current
         _current = {"question": 0.0}
         started = time.perf_counter()
         try:
-            await original_ask(self, question)
+            await original_handle(self, line)
         finally:
             _current["question"] = (time.perf_counter() - started) * 1000
             _questions.append(_current)
             _current = None
 
-    Repl._ask = ask  # type: ignore[method-assign]
+    Repl._handle = handle  # type: ignore[method-assign]
 
 
 def _write() -> None:
@@ -124,8 +125,8 @@ def _write() -> None:
         totals = [q.get(name, 0.0) for q in measured] or [0.0]
         phases[name] = {"what": what, "median_ms": statistics.median(totals)}
     totals = [q["question"] for q in measured] or [0.0]
-    phases["whole `_ask`"] = {
-        "what": "the REPL's question handler, request and stream included",
+    phases["whole line"] = {
+        "what": "`Repl._handle`: routing, the question, its request and stream",
         "median_ms": statistics.median(totals),
     }
     with open(OUT, "w") as out:
