@@ -90,7 +90,7 @@ async def stream_chat(
         while True:
             yielded = False
             try:
-                async for event in _one_attempt(http, target, wire):
+                async for event in _one_attempt(http, target, wire, reuse=not owned):
                     yielded = True
                     yield _well_formed(event)
                 return
@@ -158,8 +158,10 @@ def _retry_wait(error: LLMError, attempt: int, target: ModelTarget) -> float | N
 
 
 async def _one_attempt(
-    http: httpx.AsyncClient, target: ModelTarget, wire: _Wire
+    http: httpx.AsyncClient, target: ModelTarget, wire: _Wire, *, reuse: bool = False
 ) -> AsyncIterator[StreamEvent]:
+    """One request's events. `reuse`: the client outlives the request, so the body is read to
+    its end (its connection then serves the next request)."""
     decoder = wire.decoder()
     cap = ReplyCap(target.max_reply_chars)
     seen = _Seen(cap.wire_limit, cap.line_limit)
@@ -194,7 +196,8 @@ async def _one_attempt(
                     if cap.reached or seen.over_wire_limit:
                         break
                     if decoder.finished:
-                        await _rest_of_body(sses, seen)
+                        if reuse:
+                            await _rest_of_body(sses, seen)
                         return
             if cap.reached or seen.over_wire_limit:
                 # Leaving `http.stream` closes the connection: nothing more is read.
