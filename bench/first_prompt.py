@@ -27,6 +27,7 @@ import pexpect
 from results import write_section  # bench/ is the script directory, so this resolves
 
 BUDGET_MS = 300.0
+FLOOR = 'python -c "import prompt_toolkit"'
 
 
 def _until(cmd: str, args: list[str], pattern: str | None, env: dict[str, str]) -> float:
@@ -89,11 +90,14 @@ def main() -> int:
         with_mcp = _mcp_home(home)
         bash = ["bash", ["--norc", "-i"], r"BASHPROMPT\$ "]
         python = ["python3", ["-c", "pass"], None]
+        # The floor: aish's prompt cannot come before its line editor is imported.
+        toolkit = [sys.executable, ["-c", "import prompt_toolkit"], None]
         samples: dict[str, list[float]] = {
             "aish": [],
             "aish, 3 MCP servers (one slow)": [],
             "bash -i": [],
             "python3 -c pass": [],
+            FLOOR: [],
         }
         for _ in range(2):  # warm caches
             _until(str(aish[0]), [], str(aish[2]), env)
@@ -104,6 +108,7 @@ def main() -> int:
             )
             samples["bash -i"].append(_until(str(bash[0]), list(bash[1]), str(bash[2]), env))
             samples["python3 -c pass"].append(_until(str(python[0]), list(python[1]), None, env))
+            samples[FLOOR].append(_until(str(toolkit[0]), list(toolkit[1]), None, env))
     medians = {name: statistics.median(values) for name, values in samples.items()}
     rows = [
         f"Run {dt.date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} cores, "
@@ -114,6 +119,7 @@ def main() -> int:
         "|---|---|",
         *(f"| {name} | {value:.1f} ms |" for name, value in medians.items()),
         f"| aish budget | {BUDGET_MS:.0f} ms |",
+        f"| aish / the prompt_toolkit floor | {medians['aish'] / medians[FLOOR]:.2f}× (bar 1.8×) |",
     ]
     write_section("first_prompt", "## Time to first prompt (bench/first_prompt.py)", rows)
     print("\n".join(rows))

@@ -113,14 +113,21 @@ def _loader(
 
     from aish.agent.permission_rules import checked
     from aish.config import load_config
+    from aish.config.validated_cache import validated_cache_dir
     from aish.session.trust import trust_lookup, trust_on_demand
 
     path = Path(args.config) if getattr(args, "config", None) else None
     lookup = trust_lookup(store) if store is not None else trust_on_demand
+    # A start with the same files, variables and trust as a recent one skips validation.
+    cache = validated_cache_dir()
 
     def load(cwd: str | None) -> LoadedConfig:
         loaded = load_config(
-            config_path=path, autodetect=autodetect, cwd=cwd, trusted_digest=lookup
+            config_path=path,
+            autodetect=autodetect,
+            cwd=cwd,
+            trusted_digest=lookup,
+            cache_dir=cache,
         )
         return checked(loaded) if check_rules else loaded
 
@@ -150,16 +157,18 @@ def _run_shell(args: argparse.Namespace) -> int:
             print(f"aish: no session named '{args.resume}'", file=sys.stderr)
             return EXIT_USAGE
         model = args.model or preset_name(loaded.config) or "none"
-        repl = Repl(
-            Session(
-                loaded,
-                model=model,
-                store=store,
-                info=session,
-                reload=_loader(args, store=store),
-                loaded_for=os.getcwd(),
-            )
+        interactive = Session(
+            loaded,
+            model=model,
+            store=store,
+            info=session,
+            reload=_loader(args, store=store),
+            loaded_for=os.getcwd(),
         )
+        # One question after another to the same server: its connection stays open (the
+        # REPL closes it as it ends).
+        interactive.outbound.keep_connections = True
+        repl = Repl(interactive)
         if args.resume is not None:
             print(repl.resume(model_given=args.model is not None))
         return asyncio.run(repl.run())

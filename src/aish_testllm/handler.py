@@ -106,6 +106,8 @@ class Handler(BaseHTTPRequestHandler):
             "rule": None,
             "body": body,
             "prefix_reuse": None,
+            # The client's port: two requests with the same one came on one kept connection.
+            "connection": self.client_address[1] if self.client_address else None,
         }
         record.update(fields)
         self.state.log.append(record)

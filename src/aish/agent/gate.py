@@ -65,13 +65,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.agent import placeholders
 from aish.agent.permission_rules import user_rules_of
-from aish.agent.second_opinion import Opinion
 from aish.agent.session_approvals import vouched
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict, worst
 
 if TYPE_CHECKING:
     from aish.agent.outbound import Outbound
+    from aish.agent.second_opinion import Opinion
     from aish.agent.session_approvals import SessionApprovals
     from aish.agent.shell_facts import FactsSource
     from aish.config.schema import AishConfig
@@ -240,7 +240,8 @@ PolicySource = Callable[[Action], Policy]
 """The policy for one action, taken when it is about to be decided: a project's settings
 belong to the directory the action runs in, which can change between two actions."""
 
-Judge = Callable[[str, Verdict], Awaitable[Opinion | None]]
+# Quoted: the second opinion (and the model types it needs) loads with the first judgement.
+Judge = Callable[[str, Verdict], Awaitable["Opinion | None"]]
 """The second opinion on an action's text given its verdict (None: not asked)."""
 
 Describer = Callable[[str], Awaitable[str]]

@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING
 
 from aish.errors import AishError, ConfigError
 from aish.llm.errors import LLMError
-from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
 
 if TYPE_CHECKING:
     import httpx
 
+    from aish.llm.transport import ClientPool
+    from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
     from aish.safety.secrets.scrubber import SecretVault
 
 __all__ = ["REQUEST_FAILURES", "Outbound", "RequestFailure", "SpendingStopped", "door"]
@@ -73,6 +74,27 @@ class Outbound:
     _scrubbed_cache: dict[str, tuple[int, str]] = field(
         default_factory=dict, init=False, repr=False
     )
+    # Keep HTTP connections from one request to the next (whoever sets it closes them with
+    # `aclose`); otherwise every request has a client of its own, closed with it.
+    keep_connections: bool = False
+    _clients: ClientPool | None = field(default=None, init=False, repr=False)
+
+    def client(self, target: ModelTarget) -> httpx.AsyncClient | None:
+        """The kept client for `target`'s kind of endpoint, whose open connection the next
+        request reuses (no new TCP and TLS handshake, the CA bundle loaded once); None when
+        connections are not kept (httpx is imported on the first call)."""
+        if not self.keep_connections:
+            return None
+        if self._clients is None:
+            from aish.llm.transport import ClientPool
+
+            self._clients = ClientPool()
+        return self._clients.client(target)
+
+    async def aclose(self) -> None:
+        """Close the session's connections to model servers."""
+        if self._clients is not None:
+            await self._clients.aclose()
 
     @property
     def vault(self) -> SecretVault:
@@ -111,7 +133,8 @@ class Outbound:
         """The broker's `chat`, through this door (httpx is imported on the first call)."""
         from aish.llm import broker
 
-        return await broker.chat(target, self.prepare(target, messages), tools, client=client)
+        sent = self.prepare(target, messages)
+        return await broker.chat(target, sent, tools, client=client or self.client(target))
 
     def _learn_environment(self) -> None:
         if not self._learned:

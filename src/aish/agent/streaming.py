@@ -64,7 +64,12 @@ async def stream_reply(
     try:
         # What leaves the machine: secrets scrubbed, the spending stop checked.
         sent = door(outbound).prepare(target, messages)
-        async for event in stream_chat(target, sent, tools or None, on_retry=retrying):
+        # The REPL's door keeps its connections between questions; otherwise the request
+        # has a client of its own, closed with it.
+        client = outbound.client(target) if outbound is not None else None
+        async for event in stream_chat(
+            target, sent, tools or None, client=client, on_retry=retrying
+        ):
             reply.add(event)
             for shown in _shown(event, target, category):
                 frontend.render(shown)

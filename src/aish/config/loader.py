@@ -24,7 +24,7 @@ from pathlib import Path
 from aish.config import autodetect as zero_config
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.layers import FileLayer, Layer, dotted, leaves
-from aish.config.overrides import environment_layer, flags_layer
+from aish.config.overrides import ENV_PREFIX, environment_layer, flags_layer
 from aish.config.paths import CONFIG_PATH_VARIABLE, config_file, default_config_file, home_directory
 from aish.config.policy_layers import (
     policy_only,
@@ -75,16 +75,94 @@ def load_config(
     probe_timeout_s: float = 0.3,
     cwd: Path | str | None = None,
     trusted_digest: TrustLookup | None = None,
+    cache_dir: Path | None = None,
 ) -> LoadedConfig:
     """Read, merge and validate every layer; never raises for a mistake in them.
 
     `cwd`: where to look for a project `.aish.toml` (None: no project file at all).
     `trusted_digest`: given the file's absolute path, the sha256 the user trusted for it, or
     None; without it every project file found is untrusted and only produces its notice.
+    `cache_dir`: where validated configs are kept by the sources they came from (see
+    `validated_cache`); None validates every time.
     """
     variables: Mapping[str, str] = os.environ if env is None else env
     explicit = config_path is not None or bool(variables.get(CONFIG_PATH_VARIABLE, "").strip())
     path = Path(config_path) if config_path is not None else config_file(variables)
+
+    def load() -> LoadedConfig:
+        return _load(
+            variables, path, explicit, flags, autodetect, probe_timeout_s, cwd, trusted_digest
+        )
+
+    def source_key() -> str | None:
+        return _source_key(variables, path, explicit, flags, autodetect, cwd, trusted_digest)
+
+    if cache_dir is None:
+        return load()
+    from aish.config import validated_cache
+
+    key = source_key()
+    if key is None:
+        return load()
+    kept = validated_cache.cached_config(cache_dir, key)
+    if isinstance(kept, LoadedConfig):
+        return kept
+    loaded = load()
+    # Kept only if the sources still read as they did before the load: a file saved in
+    # between must not leave its new config under its old bytes' key.
+    if source_key() == key:
+        validated_cache.keep_config(cache_dir, key, loaded, loaded.sources)
+    return loaded
+
+
+def _source_key(
+    variables: Mapping[str, str],
+    path: Path,
+    explicit: bool,
+    flags: Mapping[str, object] | None,
+    autodetect: bool,
+    cwd: Path | str | None,
+    trusted_digest: TrustLookup | None,
+) -> str | None:
+    """The cache key of a load: a digest of every input it reads; None when one of them cannot
+    be named (a read error, a failing trust lookup) or the load would probe the network."""
+    from aish.config.validated_cache import SourceKey
+
+    key = SourceKey()
+    key.part("explicit", str(explicit))
+    key.part("usual", str(default_config_file()))  # names the user file in warnings
+    key.file("user", path)
+    key.file("system", system_policy_path(variables))
+    key.items("env", ((k, v) for k, v in variables.items() if k.startswith(ENV_PREFIX)))
+    key.items("flags", (flags or {}).items())
+    home = home_directory(variables)
+    key.part("home", None if home is None else str(home))
+    found = find_project_file(cwd, home) if cwd is not None else None
+    key.part("cwd", "none" if cwd is None else "given")
+    if found is not None:
+        project = Path(os.path.abspath(found))
+        key.file("project", project)
+        try:
+            trusted = as_trusted(trusted_digest(project) if trusted_digest is not None else None)
+        except Exception:  # the load says so, as a warning of its own
+            return None
+        # Whether its allow rules apply changes the config as much as the digest does.
+        key.part("trusted", None if trusted is None else f"{trusted.digest}:{int(trusted.allows)}")
+    if autodetect and not path.is_file():
+        return None  # zero-config probes the network: what it finds is not the files' to say
+    return key.digest() if key.usable else None
+
+
+def _load(
+    variables: Mapping[str, str],
+    path: Path,
+    explicit: bool,
+    flags: Mapping[str, object] | None,
+    autodetect: bool,
+    probe_timeout_s: float,
+    cwd: Path | str | None,
+    trusted_digest: TrustLookup | None,
+) -> LoadedConfig:
     file_layer, warnings, exists = read_user_file(path, explicit=explicit)
     system, system_warnings = read_system_policy(variables)
     warnings = system_warnings + warnings

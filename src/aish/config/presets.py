@@ -57,7 +57,7 @@ def check_http_url(value: str) -> str:
 class Price(BaseModel):
     """Dollars per million tokens; unset parts fall back to the bundled price table."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     input: float | None = Field(default=None, ge=0)
     output: float | None = Field(default=None, ge=0)
@@ -67,7 +67,7 @@ class Price(BaseModel):
 class ModelPreset(BaseModel):
     """A named model: where it lives, which protocol it speaks, and how to talk to it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     endpoint: str
     model: str = Field(min_length=1)

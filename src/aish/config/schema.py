@@ -43,7 +43,7 @@ class PolicyRuleConfig(BaseModel):
     """One `[[safety.rule]]` table of the permission policy. The examples are checked when the
     config loads, by the layer that knows the classifier (config may not import it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     decision: Literal["allow", "ask", "deny"]
     # One pattern or several: a command prefix with `*` globs (`git push`, `npm run test*`).
@@ -69,7 +69,7 @@ class PolicyRuleConfig(BaseModel):
 class SafetyConfig(BaseModel):
     """The gate's user-adjustable parts (§5)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     llm_second_opinion: bool = True
     llm_model: str = "fast"
@@ -91,7 +91,7 @@ class SafetyConfig(BaseModel):
 class NorrisConfig(BaseModel):
     """Bounds and models of autonomous mode (§6). None means "no such limit"."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     max_norris_steps: int = Field(default=16, ge=1)
     wall_clock_s: float | None = Field(default=900.0, gt=0)
@@ -121,7 +121,7 @@ class NorrisConfig(BaseModel):
 class MemoryConfig(BaseModel):
     """Cross-session memory (§7)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     inject_max_chars: int = Field(default=2000, ge=0)
     prune_older_than_days: int | None = Field(default=None, gt=0)
@@ -136,7 +136,7 @@ RouteClass = Literal["code", "reasoning", "default", "fix"]
 class RoutingConfig(BaseModel):
     """Automatic model choice per request and cloud fallback (§8)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     auto: bool = False
     # Class → preset name; a class with no entry stays on the user's model.
@@ -148,7 +148,7 @@ class RoutingConfig(BaseModel):
 class ContextConfig(BaseModel):
     """Conversation budgets and summarisation on eviction (§3)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     max_turns: int = Field(default=40, ge=1)
     token_budget: int = Field(default=8192, gt=0)
@@ -167,7 +167,7 @@ class ContextConfig(BaseModel):
 class CostConfig(BaseModel):
     """Spending thresholds for one session (§11)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     # Written as one number or a list; always held as a list.
     warn_at_dollars: list[Annotated[float, Field(ge=0)]] = Field(default_factory=list)
@@ -189,7 +189,7 @@ class McpServer(BaseModel):
     the file: `headers = { Authorization = "Bearer ${GITHUB_TOKEN}" }`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     command: str | None = Field(default=None, min_length=1)
     args: list[str] = Field(default_factory=list)
@@ -225,7 +225,7 @@ class McpServer(BaseModel):
 class McpConfig(BaseModel):
     """MCP servers declared here, plus `mcpServers` JSON files to import (§4)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", populate_by_name=True)
 
     servers: dict[str, McpServer] = Field(default_factory=dict)
     # `import` is a Python keyword, hence the alias. Files in the `mcpServers` JSON shape of
@@ -247,7 +247,7 @@ class McpConfig(BaseModel):
 class UndoConfig(BaseModel):
     """Snapshots before approved commands, for `:undo`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     enabled: bool = True
     max_snapshot_bytes: int = Field(default=256 * 1024 * 1024, ge=0)
@@ -258,7 +258,7 @@ class UndoConfig(BaseModel):
 class UiConfig(BaseModel):
     """The terminal frontend."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     show_reasoning: Literal["dim", "hide"] = "dim"
     # None: $SHELL when it is bash or zsh, else bash.
@@ -281,7 +281,7 @@ class UiConfig(BaseModel):
 class AishConfig(BaseModel):
     """The whole configuration after layering."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     default_model: str | None = None
     models: dict[str, ModelPreset] = Field(default_factory=dict)

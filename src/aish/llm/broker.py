@@ -90,7 +90,7 @@ async def stream_chat(
         while True:
             yielded = False
             try:
-                async for event in _one_attempt(http, target, wire):
+                async for event in _one_attempt(http, target, wire, reuse=not owned):
                     yielded = True
                     yield _well_formed(event)
                 return
@@ -158,8 +158,10 @@ def _retry_wait(error: LLMError, attempt: int, target: ModelTarget) -> float | N
 
 
 async def _one_attempt(
-    http: httpx.AsyncClient, target: ModelTarget, wire: _Wire
+    http: httpx.AsyncClient, target: ModelTarget, wire: _Wire, *, reuse: bool = False
 ) -> AsyncIterator[StreamEvent]:
+    """One request's events. `reuse`: the client outlives the request, so the body is read to
+    its end (its connection then serves the next request)."""
     decoder = wire.decoder()
     cap = ReplyCap(target.max_reply_chars)
     seen = _Seen(cap.wire_limit, cap.line_limit)
@@ -194,6 +196,8 @@ async def _one_attempt(
                     if cap.reached or seen.over_wire_limit:
                         break
                     if decoder.finished:
+                        if reuse:
+                            await _rest_of_body(sses, seen)
                         return
             if cap.reached or seen.over_wire_limit:
                 # Leaving `http.stream` closes the connection: nothing more is read.
@@ -205,6 +209,22 @@ async def _one_attempt(
                 raise ProtocolError(f"the reply from {wire.url} is not an event stream")
             for event in seen.completed(wire, decoder.end()):
                 yield event
+
+
+# How long the end of a body may take after the reply's last event (`[DONE]`, `message_stop`).
+_REST_OF_BODY_S = 0.25
+
+
+async def _rest_of_body(sses: AsyncIterator[object], seen: _Seen) -> None:
+    """Read the body to its end once the reply is complete (usually just the closing chunk),
+    so the kept connection serves the next request instead of being closed unread. A server
+    that keeps talking, or breaks off now, costs the connection, never the finished reply."""
+    # Whatever goes wrong here, the reply is whole: only the connection's reuse is lost.
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(_REST_OF_BODY_S):
+            async for _ in sses:
+                if seen.over_wire_limit:
+                    return
 
 
 class _Seen:

@@ -7,6 +7,7 @@ the same failure the same way — and never echo a request header (an API key) b
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 from collections.abc import Callable, Iterator
@@ -33,19 +34,49 @@ MAX_ERROR_BODY = 64 * 1024
 
 
 def client_for(target: ModelTarget) -> httpx.AsyncClient:
-    """A client suited to one endpoint.
+    """A new client suited to one endpoint (`ClientPool` keeps them for a session).
 
     Plain-http endpoints skip loading the CA bundle (~30 ms of start-up) since there is no
     certificate to check; redirects are never followed, so an https URL is never reached
     unverified. Loopback endpoints ignore proxy variables: a proxy cannot reach this
     machine's local servers, and routing them through one would blame the wrong party.
     """
-    plain = target.endpoint.lower().startswith("http://")
-    return httpx.AsyncClient(
-        verify=not plain,
-        follow_redirects=False,
-        trust_env=not is_loopback_endpoint(target.endpoint),
-    )
+    plain, trust_env = _kind(target)
+    return httpx.AsyncClient(verify=not plain, follow_redirects=False, trust_env=trust_env)
+
+
+def _kind(target: ModelTarget) -> tuple[bool, bool]:
+    """(plain http, proxies from the environment): what makes two endpoints' clients differ."""
+    return target.endpoint.lower().startswith("http://"), not is_loopback_endpoint(target.endpoint)
+
+
+class ClientPool:
+    """A session's clients, one per kind of endpoint, kept from one request to the next: the
+    connection stays open (no new TCP and TLS handshake per question) and the CA bundle is
+    loaded once. A client belongs to the event loop it was made on, so a pool asked from
+    another loop starts afresh (the old loop's clients went with it)."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: dict[tuple[bool, bool], httpx.AsyncClient] = {}
+
+    def client(self, target: ModelTarget) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self._clients = loop, {}
+        kind = _kind(target)
+        client = self._clients.get(kind)
+        if client is None or client.is_closed:
+            client = self._clients[kind] = client_for(target)
+        return client
+
+    async def aclose(self) -> None:
+        """Close every client of the running loop's (the connections end here)."""
+        clients, self._clients = list(self._clients.values()), {}
+        if self._loop is not asyncio.get_running_loop():
+            return  # made on a loop that is gone: nothing left to close cleanly
+        for client in clients:
+            await client.aclose()
 
 
 def timeout_for(target: ModelTarget) -> httpx.Timeout:

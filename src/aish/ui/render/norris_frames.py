@@ -46,10 +46,10 @@ from aish.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from aish.agent.gate import HaltAnswer
 from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
+    from aish.agent.gate import HaltAnswer
     from aish.agent.norris import TakeOverAnswer
 
 Piece = tuple[str, str]

@@ -172,6 +172,7 @@ class Repl:
             loop.remove_signal_handler(signal.SIGINT)
             self._sandbox_review.at_exit()
             await self._mcp.close()
+            await self.session.outbound.aclose()
             if self._live_completion is not None:
                 await self._live_completion.close()
             await self._commands.close()
