@@ -26,3 +26,12 @@ def eventually_running(command: str, timeout_s: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def interruptible_like_at_a_terminal() -> None:
+    """`preexec_fn` for a child that a Ctrl-C test interrupts: SIGINT at its default, as for a
+    program started at a terminal. A test run started in the background by a non-interactive
+    shell (`… &`, nohup) has SIGINT ignored, and a child would inherit that and never hear it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

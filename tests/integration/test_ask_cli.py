@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ..conftest import ServeFn
+from ..processes import interruptible_like_at_a_terminal
 
 AISH = [sys.executable, "-m", "aish"]
 
@@ -236,6 +237,7 @@ def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     _write_config(xdg_home, _preset(server.url))
     proc = subprocess.Popen(
         [*AISH, "ask", "hi"],
+        preexec_fn=interruptible_like_at_a_terminal,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

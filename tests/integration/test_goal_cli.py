@@ -18,6 +18,7 @@ from aish.conversation.context import Conversation
 from aish.store import Store
 
 from ..conftest import ServeFn
+from ..processes import interruptible_like_at_a_terminal
 
 AISH = [sys.executable, "-m", "aish"]
 ANSI_ESCAPE = "\x1b["
@@ -413,6 +414,7 @@ def test_ctrl_c_stops_the_command_and_exits_130(
     _config(xdg_home, server.url)
     proc = subprocess.Popen(
         [*AISH, "goal", "--json", "--yes-safe", "wait a minute"],
+        preexec_fn=interruptible_like_at_a_terminal,
         cwd=workdir,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

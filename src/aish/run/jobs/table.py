@@ -254,9 +254,14 @@ def _read_output(job: Job) -> None:
 
 
 def _hang_up(pid: int) -> None:
-    """SIGHUP the job's process group (its own when the shell has job control), else it."""
+    """Hang up the job's process group (its own when the shell has job control), else it: a
+    SIGHUP as the terminal's end would send, then SIGTERM (and SIGCONT, so a stopped job gets
+    it) for a job that ignores hang-ups — one started under `nohup`, or from an aish that was:
+    a job does not outlive the shell it was started in."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        if os.getpgid(pid) == pid:
-            os.killpg(pid, signal.SIGHUP)
-        else:
-            os.kill(pid, signal.SIGHUP)
+        group = os.getpgid(pid) == pid
+        for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT):
+            if group:
+                os.killpg(pid, signum)
+            else:
+                os.kill(pid, signum)
