@@ -83,6 +83,10 @@ sandbox = "auto"             # :norris in a copy-on-write sandbox you review ("o
 sandbox_network = false      # the sandbox has no network unless this is true
 sandbox_destructive = "halt" # "run": destructive steps run too (inside the sandbox only)
 # sandbox_sockets = []       # host Unix sockets the sandbox may still reach
+delegate = false             # DELEGATE: runs a sub-goal on another preset without a HALT
+delegate_max_steps = 8       # a delegated run's bounds, within what the goal has left
+delegate_wall_clock_s = 300
+# delegate_cost_cap_dollars = 0.2
 
 # ---- memory across sessions -------------------------------------------------------------
 [memory]
