@@ -188,3 +188,34 @@ async def test_a_failing_fix_preset_falls_back_to_the_session_model(
     assert "fix not asked of cloud" in screen.text()
     [request] = server.requests
     assert request["body"]["model"] == "big"
+
+
+async def test_keys_typed_while_the_fix_is_asked_never_run_the_proposal(
+    serve: ServeFn, xdg_home: Path, tmp_path: Path, keys: PipeInput
+) -> None:
+    """An Enter typed ahead (the user moved on while the model thought) is no answer to a line
+    they have not seen: the proposal waits in the editor, and what they typed comes after."""
+    rule = FIX_SCENARIO["rules"][0]
+    slow = {**FIX_SCENARIO, "rules": [{**rule, "reply": {**rule["reply"], "delay_ms": 1500}}]}
+    server = serve(slow)
+    screen = Screen(tmp_path / "screen")
+    repl, store = repl_with_fast(server.url, tmp_path, screen.path)
+    with create_app_session(input=keys, output=DummyOutput()):
+        running = asyncio.create_task(repl.run())
+        try:
+            keys.send_text(f"{FAILING}\r")
+            at = await screen.shows("broken-42")
+            keys.send_text("??\r")
+            await screen.shows("waiting for", after=at)
+            keys.send_text("echo typed-$((3*3))\r")  # while the request is in flight
+            at = await screen.shows("in the line editor", after=at)
+            await asyncio.sleep(1.0)  # time enough for a typed-ahead Enter to act
+            assert "fixed-21" not in screen.text()
+            keys.send_text("\x03")  # Ctrl-C drops the proposal; the typed line comes next
+            at = await screen.shows("typed-9", after=at)
+            await _until_exit(running, keys)
+        finally:
+            running.cancel()
+            store.close()
+    assert "fixed-21" not in screen.text()
+    assert [run.command for run in repl.conversation.pending] == ["echo typed-$((3*3))"]

@@ -14,7 +14,9 @@ Around it, in order from oldest:
 A user's command gets the store's keys typed after its line (:func:`take_keys`); whatever it
 leaves comes back with :func:`queue_keys`. A question (confirm, HALT, edit) is answered only by
 keys typed while it is up: :func:`set_aside` holds the earlier ones and puts them back in front
-of what the question left. The terminal's pending bytes are read only on a terminal.
+of what the question left. The terminal's pending bytes are read only on a terminal — or on a
+pipe input standing in for one (`aish.ui.terminal_io`: REPL flows run in-process), whose
+pending bytes are read the same way, without waiting.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def queue_keys(data: bytes) -> None:
 def queue_unread() -> None:
     """Move keys still unread on the terminal into the queue (their place in the order is
     kept): what comes next must not take keys typed before it started."""
-    queue_keys(_read_pending(sys.stdin.fileno()) if _on_a_terminal() else b"")
+    terminal = _terminal_input()
+    queue_keys(_read_pending(terminal.fileno()) if terminal is not None else b"")
 
 
 @contextlib.contextmanager
@@ -73,7 +76,7 @@ def set_aside() -> Iterator[None]:
         return
     from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 
-    held = get_typeahead(terminal) + _as_keys(_read_pending(sys.stdin.fileno()))
+    held = get_typeahead(terminal) + _as_keys(_read_pending(terminal.fileno()))
     try:
         yield
     finally:
@@ -88,21 +91,25 @@ def _on_a_terminal() -> bool:
 
 
 def _terminal_input() -> Input | None:
-    """The input every prompt reads (prompt_toolkit's session default): the queue's key."""
-    if not _on_a_terminal():
-        return None
+    """The input every prompt reads (prompt_toolkit's session default): the queue's key. On
+    a terminal, or a pipe input in its place; None otherwise (nothing is typed ahead)."""
     from prompt_toolkit.application.current import get_app_session
+    from prompt_toolkit.input.base import PipeInput
 
-    return get_app_session().input
+    terminal = get_app_session().input
+    if isinstance(terminal, PipeInput) or _on_a_terminal():
+        return terminal
+    return None
 
 
 def _read_pending(fd: int) -> bytes:
     """Bytes typed but not read yet, a partial line included: read without waiting, with
-    canonical mode off for the moment (the kernel then hands over a half line too)."""
+    canonical mode off for the moment (the kernel then hands over a half line too). A pipe
+    standing in for the terminal is read without waiting as it is."""
     try:
         before = termios.tcgetattr(fd)
     except termios.error:
-        return b""
+        return _read_pipe_pending(fd)
     now = list(before)
     now[3] &= ~(termios.ICANON | termios.ECHO)
     now[6] = list(before[6])
@@ -114,6 +121,21 @@ def _read_pending(fd: int) -> bytes:
             data += chunk
     finally:
         termios.tcsetattr(fd, termios.TCSANOW, before)
+    return bytes(data)
+
+
+def _read_pipe_pending(fd: int) -> bytes:
+    try:
+        blocking = os.get_blocking(fd)
+    except OSError:
+        return b""
+    data = bytearray()
+    try:
+        os.set_blocking(fd, False)
+        while chunk := _read_some(fd):
+            data += chunk
+    finally:
+        os.set_blocking(fd, blocking)
     return bytes(data)
 
 

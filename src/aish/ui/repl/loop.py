@@ -145,9 +145,13 @@ class Repl:
                 self._output.end_partial_output_line()
                 try:
                     default, self._next_line = self._next_line, ""
-                    line = await prompt.prompt_async(
-                        self._prompt_message, handle_sigint=False, default=default
-                    )
+                    # A prompt that opens with the model's proposal must not take keys typed
+                    # before it appeared: an Enter typed ahead would run a line nobody saw.
+                    # They come back in front of the next prompt.
+                    with type_ahead.set_aside() if default else contextlib.nullcontext():
+                        line = await prompt.prompt_async(
+                            self._prompt_message, handle_sigint=False, default=default
+                        )
                 except KeyboardInterrupt:
                     continue
                 except InputAbandoned as abandoned:  # Ctrl-D on an empty continuation line
@@ -300,6 +304,12 @@ class Repl:
             self._view.status(proposal)
             return
         self._view.show_verdict(proposal.assessment.verdict)
+        if proposal.assessment.decision == "deny":
+            # Your policy refuses it on the model's behalf; it is not put in your hands either.
+            said = "not put in the line editor: your policy denies it"
+            self._log("status", {"text": said})
+            self._view.status(said)
+            return
         self._view.status("in the line editor: Enter runs it, Ctrl-C drops it")
         self._next_line = proposal.command
 
