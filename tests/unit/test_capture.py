@@ -434,4 +434,4 @@ def test_skipped_bytes_are_counted_and_marked_where_they_were() -> None:
     capture.feed(b"c\n")
     result = capture.result()
     assert result.text == "a\nb\ufffd\n[\u2026 1000 bytes omitted \u2026]\nc"
-    assert result.total_bytes == len("a\nb".encode()) + 1 + 1000 + 2
+    assert result.total_bytes == len(b"a\nb") + 1 + 1000 + 2
