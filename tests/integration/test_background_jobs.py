@@ -4,8 +4,12 @@ once, the wrapping unbreakable, the output bounded, the end noticed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import resource
 import shutil
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,6 @@ import pytest
 from aish.agent import gate
 from aish.run.agent_shell import AgentShell
 from aish.run.jobs import Job, JobNotStarted
-from aish.run.jobs.table import FILE_MAX_BYTES
 from tests.support import ScriptedFrontend
 
 
@@ -88,23 +91,101 @@ async def test_refused_edits_and_foreground_authorizations(agent: AgentShell) ->
         await agent.run_authorized(await _authorized("ls"), 10)
 
 
-async def test_the_output_file_stays_bounded(agent: AgentShell) -> None:
-    # 4 MiB written in chunks, trimmed as it is read.
+async def test_the_output_never_reaches_a_file_and_the_capture_stays_whole(
+    agent: AgentShell,
+) -> None:
+    # 4 MiB written in chunks: read from the job's FIFO as it comes, none of it on disk.
     job = await agent.start_job(
         await _authorized(
             "for i in $(seq 64); do head -c 65536 /dev/zero | tr '\\0' x; sleep 0.05; done;"
             " echo end"
         )
     )
-    biggest = 0
+    assert stat.S_ISFIFO(job.files.output.stat().st_mode)
     while job.running:
         await agent.wait_for_jobs(0.2)
-        with_size = job.files.output.stat().st_size if job.files.output.exists() else 0
-        biggest = max(biggest, with_size)
     assert job.exit_status == 0
-    assert biggest < FILE_MAX_BYTES * 2
+    assert _bytes_on_disk(job.files.directory) < 1024
     assert job.output().endswith("end")
-    assert job.capture.result().total_bytes > 4 * 1024 * 1024
+    assert job.capture.result().total_bytes == 4 * 1024 * 1024 + len("end\n")
+
+
+def _bytes_on_disk(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+
+
+@contextlib.contextmanager
+def _file_size_limit(limit: int) -> Iterator[None]:
+    """A soft RLIMIT_FSIZE for this process and the shells it starts from here on: a test that
+    goes wrong stops at `limit` bytes per file (SIGXFSZ) instead of filling the disk."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+async def _longest_stall(seconds: float) -> float:
+    """Ticks every 0.1 s for `seconds`; the longest gap between ticks."""
+    loop = asyncio.get_running_loop()
+    longest, last, end = 0.0, loop.time(), loop.time() + seconds
+    while loop.time() < end:
+        await asyncio.sleep(0.1)
+        now = loop.time()
+        longest, last = max(longest, now - last), now
+    return longest
+
+
+@pytest.mark.parametrize("command", ["yes", "cat /dev/zero"])
+async def test_a_job_printing_without_end_fills_no_disk_and_blocks_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    limit = 64 * 1024 * 1024
+    with _file_size_limit(limit):
+        agent = await AgentShell.start(str(tmp_path))
+        try:
+            job = await agent.start_job(await _authorized(command))
+            stall = await _longest_stall(2.0)
+            # Alive: had it written `limit` bytes to a file, SIGXFSZ would have ended it.
+            assert job.running
+            assert _bytes_on_disk(job.files.directory) < 1024
+            # The event loop kept turning while it printed (a hang check, not a speed check:
+            # the bound is generous for a loaded machine).
+            assert stall < 1.0
+            assert job.capture.result().total_bytes > 0
+            assert "bytes omitted" in job.output() or job.capture.result().binary
+        finally:
+            await agent.close()
+    assert job.state == "stopped"
+    assert job.pid is not None
+    await _gone(job.pid)
+
+
+async def test_a_job_nothing_reads_any_more_ends_at_its_next_write(tmp_path: Path) -> None:
+    # As if aish were gone (or could not signal it, in a PID namespace): once the FIFO's reader
+    # is closed, the job's next write ends it.
+    agent = await AgentShell.start(str(tmp_path))
+    try:
+        job = await agent.start_job(await _authorized("yes"))
+        assert agent.jobs is not None
+        agent.jobs._signals_reach = False  # close() only stops reading; it sends no signal
+        await _longest_stall(0.3)
+        agent.jobs.close()
+        assert job.pid is not None
+        await _gone(job.pid)
+    finally:
+        await agent.close()
+
+
+async def _gone(pid: int) -> None:
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"job {pid} is still running")
 
 
 async def test_closing_the_shell_stops_its_jobs(tmp_path: Path) -> None:

@@ -425,3 +425,13 @@ def test_arbitrary_bytes_never_raise() -> None:
             output.feed(b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 30))))
         result = output.result("x")
         assert result.total_lines >= result.omitted_lines >= 0
+
+
+def test_skipped_bytes_are_counted_and_marked_where_they_were() -> None:
+    capture = OutputCapture()
+    capture.feed("a\nb\u00e9"[:-1].encode() + "\u00e9".encode()[:1])  # a character cut short
+    capture.skip(1000)
+    capture.feed(b"c\n")
+    result = capture.result()
+    assert result.text == "a\nb\ufffd\n[\u2026 1000 bytes omitted \u2026]\nc"
+    assert result.total_bytes == len(b"a\nb") + 1 + 1000 + 2

@@ -46,14 +46,19 @@ async def launch_job(
         raise JobNotStarted(f"{MAX_RUNNING} background jobs are running already (:jobs)")
     number, files = table.reserve()
     cwd = shell.cwd
-    result = await shell.run(
-        background_line(command, files), max_lines=5, max_bytes=1024, private=True
-    )
+    try:
+        result = await shell.run(
+            background_line(command, files), max_lines=5, max_bytes=1024, private=True
+        )
+    except BaseException:
+        table.forget(number)
+        raise
     try:
         pid: int | None = int(files.pid.read_text().strip())
     except (OSError, ValueError):
         pid = None
     if result.exit_status != 0 or pid is None:
+        table.forget(number)
         said = result.output.text.strip().splitlines()
         why = said[-1] if said else f"exit status {result.exit_status}"
         raise JobNotStarted(f"the shell did not start it ({why})")

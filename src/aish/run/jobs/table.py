@@ -1,12 +1,16 @@
 """aish's own table of the background jobs it started in one shell (`CMD&:`).
 
-Each job writes into a private directory (`wrapping.JobFiles`); the table reads it while the
-job runs, every half second: new output is fed to a bounded capture (the same terminal-emulated
-head-and-tail capture a foreground command gets), and the output file itself is trimmed to
-empty once it holds more than `FILE_MAX_BYTES` (it is opened for appending, so the job's next
-write lands at its new start; bytes written in the instant between the last read and the trim
-are lost to the capture, never to the job). A job has ended when its exit status is written;
-`on_end` hears of it once, with the job as the model should be told of it (`as_command_run`).
+Each job writes into a private directory (`wrapping.JobFiles`); its output goes into a FIFO the
+table opens for reading before the job starts and holds until the job has ended (or the shell
+closes). Every half second the table takes what is waiting, never more than `DRAIN_BYTES`, on
+the event loop: of that, at most `FEED_BYTES` (the newest) go to a bounded capture (the same
+terminal-emulated head-and-tail capture a foreground command gets), and what it passed over is
+counted in the capture as omitted. So nothing a job prints reaches a disk, a poll's work is
+bounded however fast the job prints, and a job that prints faster than aish reads waits on its
+full pipe (raised to `PIPE_BYTES` where the system allows). When aish is gone, nothing reads the
+FIFO: the job's next write ends it (SIGPIPE), even one that escaped the hang-up below. A job has
+ended when its exit status is written; `on_end` hears of it once, with the job as the model
+should be told of it (`as_command_run`).
 
 `close` hangs up the jobs still running (as bash does to its jobs when its terminal goes): a
 job never outlives the shell aish started it in. Inside a sandbox's PID namespace the pid the
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -32,15 +37,19 @@ from aish.run.jobs.wrapping import JobFiles
 if TYPE_CHECKING:
     from aish.shell.capture import OutputCapture
 
-__all__ = ["FILE_MAX_BYTES", "Job", "JobTable"]
+__all__ = ["DRAIN_BYTES", "FEED_BYTES", "Job", "JobTable"]
 
 _log = logging.getLogger("aish.jobs")
 
-# The largest an output file grows before it is trimmed (what the model is told is bounded
-# by the capture's own limits, far below this).
-FILE_MAX_BYTES = 1024 * 1024
 POLL_S = 0.5
-_READ_BYTES = 256 * 1024
+# Per poll and job: the most taken from its FIFO, and the most of that (the newest) rendered
+# into its capture — what the model is told is bounded by the capture's own limits, far below.
+DRAIN_BYTES = 2 * 1024 * 1024
+FEED_BYTES = 256 * 1024
+# The FIFO's buffer, asked for so a chatty job does not wait on aish between polls (Linux
+# grants up to /proc/sys/fs/pipe-max-size, 1 MiB by default, to anyone).
+PIPE_BYTES = 1024 * 1024
+_READ_BYTES = 65536
 
 JobState = Literal["running", "done", "stopped"]
 
@@ -63,7 +72,8 @@ class Job:
     state: JobState = "running"
     exit_status: int | None = None
     ended: float | None = None
-    offset: int = 0
+    # The read end of its output FIFO, until it has ended (-1 then).
+    reader: int = -1
     # Set by whoever started it: what to finish when it ends (an undo snapshot), which says
     # what the user is told about it (`notice`).
     finish: Callable[[], str] | None = None
@@ -120,16 +130,32 @@ class JobTable:
         self._next = 1
         self._poller: asyncio.Task[None] | None = None
         self._ended = asyncio.Event()
+        # The FIFOs opened for jobs reserved but not yet added: number → read end.
+        self._readers: dict[int, int] = {}
 
     # ---- starting --------------------------------------------------------------------------
 
     def reserve(self) -> tuple[int, JobFiles]:
-        """The next job's number and its fresh, private directory."""
+        """The next job's number and its fresh, private directory, with its output FIFO open
+        for reading (so the job's opening it for writing does not wait); `forget` it if the
+        job is not started."""
         number = self._next
         self._next += 1
         directory = self.directory / str(number)
         directory.mkdir(parents=True, mode=0o700)
-        return number, JobFiles(directory)
+        files = JobFiles(directory)
+        os.mkfifo(files.output, 0o600)
+        reader = os.open(files.output, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with contextlib.suppress(OSError):  # a smaller pipe only makes the job wait sooner
+            fcntl.fcntl(reader, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        self._readers[number] = reader
+        return number, files
+
+    def forget(self, number: int) -> None:
+        """A reserved job that was not started: close its FIFO."""
+        reader = self._readers.pop(number, -1)
+        if reader >= 0:
+            os.close(reader)
 
     def add(
         self,
@@ -146,6 +172,7 @@ class JobTable:
 
         capture = OutputCapture(max_lines=self.max_lines, max_bytes=self.max_bytes, columns=160)
         job = Job(number, command, cwd, files, pid, asked, capture, source)
+        job.reader = self._readers.pop(number, -1)
         self.jobs.append(job)
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll_while_running())
@@ -169,6 +196,7 @@ class JobTable:
             if status is None:
                 continue
             _read_output(job)  # what it wrote before the status
+            _stop_reading(job)
             job.state, job.exit_status, job.ended = "done", status, time.monotonic()
             ended.append(job)
         for job in ended:
@@ -214,7 +242,11 @@ class JobTable:
             if self._signals_reach and job.pid is not None:
                 _hang_up(job.pid)
             _read_output(job)
+            # Whatever of it is still alive (a job aish cannot signal) ends at its next write.
+            _stop_reading(job)
             job.state, job.ended = "stopped", time.monotonic()
+        for number in list(self._readers):
+            self.forget(number)
         for job in stopped:
             self._tell(job)
         return stopped
@@ -235,22 +267,39 @@ def _read_status(files: JobFiles) -> int | None:
 
 
 def _read_output(job: Job) -> None:
-    """Feed what the job wrote since the last read to its capture; trim a large file."""
-    try:
-        with open(job.files.output, "rb") as out:
-            size = os.fstat(out.fileno()).st_size
-            if size < job.offset:  # trimmed
-                job.offset = 0
-            out.seek(job.offset)
-            while data := out.read(_READ_BYTES):
-                job.capture.feed(data)
-                job.offset += len(data)
-    except OSError:
+    """Feed what is waiting in the job's FIFO (at most `DRAIN_BYTES`) to its capture: the
+    newest `FEED_BYTES` of it, the rest counted as omitted. Never waits."""
+    if job.reader < 0:
         return
-    if job.offset > FILE_MAX_BYTES:
+    chunks: list[bytes] = []
+    taken = 0
+    while taken < DRAIN_BYTES:
+        try:
+            data = os.read(job.reader, min(_READ_BYTES, DRAIN_BYTES - taken))
+        except BlockingIOError:  # nothing more waiting
+            break
+        except OSError:
+            _log.exception("reading job %d's output failed", job.number)
+            break
+        if not data:  # no writer (yet, or any more)
+            break
+        chunks.append(data)
+        taken += len(data)
+    _feed_newest(job.capture, b"".join(chunks))
+
+
+def _feed_newest(capture: OutputCapture, data: bytes) -> None:
+    passed_over = max(0, len(data) - FEED_BYTES)
+    if passed_over:
+        capture.skip(passed_over)
+    capture.feed(data[passed_over:])
+
+
+def _stop_reading(job: Job) -> None:
+    if job.reader >= 0:
         with contextlib.suppress(OSError):
-            os.truncate(job.files.output, 0)
-            job.offset = 0
+            os.close(job.reader)
+        job.reader = -1
 
 
 def _hang_up(pid: int) -> None:

@@ -19,10 +19,13 @@ it, `eval` would not: it would run as other text than the line judged).
       else builtin echo "$?"; fi >|'<dir>/status'; } & builtin echo $! >|'<dir>/pid';
       builtin disown
 
-The output is appended (`>>`: the file can be trimmed while the job writes, see `table`), the
-exit status is written once the command ended (the `if` keeps a user's `set -e` from skipping
-it), and the job is disowned: the shell prints no "Done" line over aish's prompt, and aish keeps
-its own table (`:jobs`). Works the same in bash and zsh (`$!` unquoted: zsh would take `!"`
+The output goes into a FIFO that aish holds open for reading (`table`): it never reaches a disk,
+so a job printing without end (`yes`) cannot fill one, and the job's output lives only as long
+as aish reads it — once aish is gone, the job's next write ends it (SIGPIPE). (`>>` rather than
+`>`: a FIFO is not truncated either way, and a user's `noclobber` never refuses it.) The exit
+status is written once the command ended (the `if` keeps a user's `set -e` from skipping it),
+and the job is disowned: the shell prints no "Done" line over aish's prompt, and aish keeps its
+own table (`:jobs`). Works the same in bash and zsh (`$!` unquoted: zsh would take `!"`
 for a history reference).
 """
 
@@ -41,7 +44,8 @@ __all__ = ["JobFiles", "background_line", "cannot_background"]
 
 @dataclass(frozen=True)
 class JobFiles:
-    """Where one job's output, exit status and pid go (a private directory of the shell's)."""
+    """Where one job's output (a FIFO aish reads), exit status and pid go (a private directory
+    of the shell's)."""
 
     directory: Path
 

@@ -24,7 +24,7 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from aish.shell.capture.lines import LineCollector
+from aish.shell.capture.lines import LineCollector, omitted_bytes_marker
 from aish.shell.capture.screen import ScrollbackScreen
 from aish.shell.capture.stream import TerminalStream
 
@@ -130,6 +130,20 @@ class OutputCapture:
         view = memoryview(data)
         for start in range(0, len(view), _PIECE_BYTES):
             self._stream.feed(self._decoder.decode(view[start : start + _PIECE_BYTES]))
+
+    def skip(self, count: int) -> None:
+        """`count` bytes of the output went by unread (a reader that fell behind skipped
+        them): they count in `total_bytes`, and a line where they were says so."""
+        if count <= 0:
+            return
+        self._total_bytes += count
+        if self._binary:
+            return
+        # A character cut by the gap is not finished by what follows it.
+        text = self._decoder.decode(b"", final=True)
+        if text or self._screen.cursor.x:
+            text += "\r\n"
+        self._stream.feed(f"{text}{omitted_bytes_marker(count)}\r\n")
 
     def result(self, command: str = "") -> CapturedOutput:
         if self._binary or self._sniffer.final_verdict():
