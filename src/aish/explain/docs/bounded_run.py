@@ -37,11 +37,13 @@ def run_bounded(
     timeout: float,
     limit: int = OUTPUT_LIMIT,
     executable: str | None = None,
+    as_user: tuple[int, int] | None = None,
 ) -> bytes | None:
     """What `argv` writes (stdout and stderr together) within `timeout` seconds, cut at
     `limit` bytes; None when it could not start. `executable`: the file to run, when it is
     not `argv[0]` looked up on the PATH of `env`. Never raises for the program's behaviour: a
-    program that overruns is killed with its whole process group."""
+    program that overruns is killed with its whole process group. `as_user`: (uid, gid) to run
+    as instead, with no supplementary groups (aish running as root)."""
     try:
         process = subprocess.Popen(
             list(argv),
@@ -54,6 +56,9 @@ def run_bounded(
             close_fds=True,
             # No controlling terminal: nothing it starts can open /dev/tty and write to ours.
             start_new_session=True,
+            user=None if as_user is None else as_user[0],
+            group=None if as_user is None else as_user[1],
+            extra_groups=None if as_user is None else [],
         )
     except OSError:
         return None

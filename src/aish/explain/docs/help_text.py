@@ -6,11 +6,16 @@ NAME, looked up in the system's own directories (never the user's PATH, never a 
 word itself), is a file owned by root that nobody else may write, in a directory likewise;
 with no input, no terminal, a deadline, a cap on output, an environment of its own (no
 LD_PRELOAD, no user config) and an empty working directory (no project config).
+
+Only compiled programs are asked: a shell script that does not know `--help` takes it as an
+argument (`add-shell --help` appends "--help" to /etc/shells). And when aish runs as root the
+program runs as `nobody`, so a program that misreads `--help` cannot change the system.
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import stat
 import tempfile
 
@@ -35,7 +40,7 @@ def system_program(name: str) -> str | None:
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
             continue
         real = os.path.realpath(path)
-        if all(_root_only(p) for p in (directory, os.path.dirname(real), real)):
+        if all(_root_only(p) for p in (directory, os.path.dirname(real), real)) and _compiled(real):
             return real
         return None  # the first match is what a system PATH would run
     return None
@@ -46,7 +51,10 @@ def read_help_text(name: str) -> str | None:
     path = system_program(name)
     if path is None:
         return None
+    as_user = _unprivileged() if os.geteuid() == 0 else None
     with tempfile.TemporaryDirectory(prefix="aish-help-") as empty:
+        if as_user is not None:
+            os.chmod(empty, 0o711)  # nobody may enter it, not list or write it
         env = {
             "PATH": ":".join(SYSTEM_DIRS),
             "HOME": empty,
@@ -58,10 +66,34 @@ def read_help_text(name: str) -> str | None:
         }
         # argv[0] is the name as typed: multi-call programs (busybox) read it.
         raw = run_bounded(
-            [name, "--help"], env=env, cwd=empty, timeout=_TIMEOUT, limit=_LIMIT, executable=path
+            [name, "--help"],
+            env=env,
+            cwd=empty,
+            timeout=_TIMEOUT,
+            limit=_LIMIT,
+            executable=path,
+            as_user=as_user,
         )
     text = clean_text(raw) if raw else ""
     return text if text.strip() else None
+
+
+def _compiled(path: str) -> bool:
+    """An ELF executable, not a script run by an interpreter."""
+    try:
+        with open(path, "rb") as program:
+            return program.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _unprivileged() -> tuple[int, int]:
+    """(uid, gid) of `nobody`, or the customary 65534 when the system has no such user."""
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return 65534, 65534
+    return entry.pw_uid, entry.pw_gid
 
 
 def _root_only(path: str) -> bool:
