@@ -121,9 +121,15 @@ def test_detaching_gives_the_terminal_back_and_stop_tells_the_model(
 def test_sudo_asks_on_aishs_prompt_through_the_askpass_bridge(
     serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
 ) -> None:
-    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", PASSWORD).parent
+    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", PASSWORD)
     server = serve(_scenario("CMD: sudo -k; sudo true && echo root-ok", "GOAL: complete"))
-    aish, screen = _spawn(aish_home, server.url, PATH=f"{fake}:{os.environ['PATH']}")
+    # aish answers only sudo's askpass child: AISH_TRUSTED_SUDO makes the fake count as sudo.
+    aish, screen = _spawn(
+        aish_home,
+        server.url,
+        PATH=f"{fake.parent}:{os.environ['PATH']}",
+        AISH_TRUSTED_SUDO=str(fake),
+    )
     terminals.append(aish)
 
     aish.type_line(":norris become root")
@@ -132,6 +138,7 @@ def test_sudo_asks_on_aishs_prompt_through_the_askpass_bridge(
     aish.expect(r"\[a\]bort")
     aish.child.send("p")
     aish.expect("asks for a password")
+    aish.expect(r"asked by the step: sudo -k; sudo true && echo root-ok")
     aish.expect(r"\[sudo\] password for ")
     aish.child.send(PASSWORD + "\r")
     aish.expect("root-ok")

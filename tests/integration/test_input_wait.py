@@ -21,10 +21,12 @@ import pytest
 from aish.agent import gate
 from aish.agent.events import CommandFinished, Halt
 from aish.agent.norris import NorrisBounds, NorrisRun
+from aish.agent.norris.input_halt import TakeOverAnswer
 from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import Conversation
 from aish.llm.types import ModelTarget
 from aish.run.agent_shell import AgentShell
+from aish.run.input_wait import InputWait
 from tests.support import ScriptedFrontend
 from tests.support.fake_sudo import install_fake_sudo
 
@@ -166,9 +168,11 @@ async def test_without_a_person_the_run_halts_at_the_wait(serve: ServeFn, workdi
 
 
 async def test_sudos_askpass_question_halts_without_a_person(
-    serve: ServeFn, workdir: Path, tmp_path: Path
+    serve: ServeFn, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", "s3cret").parent
+    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", "s3cret")
+    monkeypatch.setenv("AISH_TRUSTED_SUDO", str(fake))  # aish answers only sudo's askpass
+    fake = fake.parent
     env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
     server = serve(_steps("CMD: sudo true && echo root-ok", "GOAL: complete"))
     # The fake sudo is no system program: the gate halts it first, and the user proceeds.
@@ -181,14 +185,70 @@ async def test_sudos_askpass_question_halts_without_a_person(
     assert [h.level for h in halts] == ["unknown", "input"]
 
 
+class _Person(ScriptedFrontend):
+    """A frontend with someone who types the password whenever asked (and records who asked)."""
+
+    def __init__(self, *script: Any) -> None:
+        super().__init__(*script)
+        self.passwords_asked: list[tuple[str, str]] = []
+
+    async def input_action(self, action: str, wait: InputWait) -> TakeOverAnswer:
+        return "stop"
+
+    async def ask_password(self, prompt: str, command: str) -> str | None:
+        self.passwords_asked.append((prompt, command))
+        return SECRET
+
+
+SECRET = "s3cret-askpass"
+
+
+async def test_a_step_that_runs_sudo_askpass_itself_never_gets_the_password(
+    serve: ServeFn, workdir: Path
+) -> None:
+    # The attack: a program a step runs finds $SUDO_ASKPASS and prints what it answers.
+    step = 'sh -c \'pw=$("$SUDO_ASKPASS" "[sudo] password for me: "); echo "rc=$? pw=$pw"\''
+    server = serve(_steps(f"CMD: {step}", "GOAL: complete"))
+    person = _Person("proceed")
+    status, _, conversation = await _run(server.url, workdir, person)
+
+    assert status == "done"
+    assert person.passwords_asked == []  # refused before anyone was asked
+    [finished] = person.of(CommandFinished)
+    assert finished.output.splitlines()[-1] == "rc=1 pw="
+    assert "refused: only sudo may ask aish for a password" in finished.output
+    told = "\n".join(str(r["body"]) for r in server.requests)
+    assert SECRET not in told
+    assert SECRET not in str((conversation.history, conversation.pending, conversation.notes))
+
+
+async def test_sudo_gets_the_password_and_the_question_names_the_step(
+    serve: ServeFn, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = install_fake_sudo(tmp_path / "fake-sudo-bin", SECRET)
+    monkeypatch.setenv("AISH_TRUSTED_SUDO", str(fake))
+    env = {**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}"}
+    step = "sudo true && echo root-ok"
+    server = serve(_steps(f"CMD: {step}", "GOAL: complete"))
+    person = _Person("proceed")
+    status, _, _ = await _run(server.url, workdir, person, env=env)
+
+    assert status == "done"
+    assert [command for _, command in person.passwords_asked] == [step]
+    [finished] = person.of(CommandFinished)
+    assert (finished.exit_status, finished.output) == (0, "root-ok")
+    assert SECRET not in "\n".join(str(r["body"]) for r in server.requests)
+
+
 async def test_the_agent_shell_runs_sudo_as_sudo_dash_a_the_gate_sees_it(workdir: Path) -> None:
     shell = await AgentShell.start(str(workdir))
     try:
         assert shell.askpass is not None
         program = shell.askpass.program
         report = await shell.session.state_report()
-        # An alias in the shell's tables: the gate judges `sudo -A …`, which is what runs.
-        assert report.aliases["sudo"] == "sudo -A"
+        # An alias in the shell's tables: the gate judges `sudo -A -k …`, which is what runs
+        # (-k: no cached credential, so every sudo step asks the user).
+        assert report.aliases["sudo"] == "sudo -A -k"
         exported = await shell.session.exported_environment()
         assert exported["SUDO_ASKPASS"] == str(program)
         assert "AISH_SUDO_ASKPASS" not in exported  # the rc's word, gone once read

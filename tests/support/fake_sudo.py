@@ -5,6 +5,8 @@ password: a sudoers entry cannot make it ask. The fake keeps the password semant
 that aish relies on: with `-A` it runs `$SUDO_ASKPASS` with the prompt as its argument and
 reads the password from its stdout (no password: it fails as sudo does); without `-A` it asks
 on the terminal (`/dev/tty`) with echo off. Then it checks the password and runs the command.
+aish answers only sudo's own askpass child: a test names the fake in `AISH_TRUSTED_SUDO` (in
+aish's environment) so that it counts as sudo; it runs as root here, so its euid is 0.
 """
 
 from __future__ import annotations

@@ -100,10 +100,11 @@ class AgentShell:
         from aish.shell.session import ShellSession
 
         # With a terminal, sudo reads the password there, and SUDO_ASKPASS only with -A: the
-        # shell's rc makes `sudo` an alias of `sudo -A` (AISH_SUDO_ASKPASS), not an edited
-        # command — the gate judges a command with the shell's aliases, so what it judged is
-        # what runs, and a respawned shell has it too. Not in the sandbox: sudo cannot ask
-        # anyone from inside (no new privileges there).
+        # shell's rc makes `sudo` an alias of `sudo -A -k` (AISH_SUDO_ASKPASS; -k: no cached
+        # credential, every sudo asks the user), not an edited command — the gate judges a
+        # command with the shell's aliases, so what it judged is what runs, and a respawned
+        # shell has it too. Not in the sandbox: sudo cannot ask anyone from inside (no new
+        # privileges there).
         askpass = await AskpassBridge.start() if sandbox is None else None
         bridged = askpass.environment() if askpass is not None else {}
         options: dict[str, Any] = {

@@ -36,7 +36,7 @@
 # again before the next prompt (before a user's `history -a` can write it). aish's private keys
 # run through readline bindings, so they never appear in the history and never change $?.
 # AISH_PRIVATE_HISTORY=1 (the agent's own shell) turns the history file off altogether.
-# AISH_SUDO_ASKPASS=1 (the agent's shell with aish's askpass bridge) makes `sudo` mean `sudo -A`.
+# AISH_SUDO_ASKPASS=1 (the agent's shell with aish's askpass bridge) makes `sudo` mean `sudo -A -k`.
 
 # PS0, `local -` and ${var@a} came with bash 4.4: say so instead of failing strangely.
 if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
@@ -300,8 +300,10 @@ fi
 builtin unset __aish_private_history
 if [[ -n $__aish_sudo_askpass ]]; then
   # The agent's shell, where nobody watches the terminal: sudo asks aish for the password
-  # ($SUDO_ASKPASS), which it does only with -A. An alias the gate sees, not an edited command.
-  builtin alias sudo='sudo -A'
+  # ($SUDO_ASKPASS), which it does only with -A; -k ignores sudo's cached credential, so every
+  # sudo asks (and the user sees which step) instead of a later one running as root unasked.
+  # An alias the gate sees, not an edited command.
+  builtin alias sudo='sudo -A -k'
 fi
 builtin unset __aish_sudo_askpass
 

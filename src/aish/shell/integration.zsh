@@ -11,7 +11,7 @@
 # the private keys run widgets, which never reach the history. A line marked by \e[5008~ (the
 # model's, not the user's) is refused by a zshaddhistory hook, so it never reaches HISTFILE;
 # AISH_PRIVATE_HISTORY=1 (the agent's own shell) turns the history file off altogether.
-# AISH_SUDO_ASKPASS=1 (the agent's shell with aish's askpass bridge) makes `sudo` mean `sudo -A`.
+# AISH_SUDO_ASKPASS=1 (the agent's shell with aish's askpass bridge) makes `sudo` mean `sudo -A -k`.
 
 typeset -g __aish_nonce=${AISH_NONCE-}
 typeset -gi __aish_inject=0 # set by aish's key just before ZLE accepts aish's line
@@ -207,8 +207,10 @@ fi
 unset AISH_PRIVATE_HISTORY
 if [[ -n ${AISH_SUDO_ASKPASS-} ]]; then
   # The agent's shell, where nobody watches the terminal: sudo asks aish for the password
-  # ($SUDO_ASKPASS), which it does only with -A. An alias the gate sees, not an edited command.
-  alias sudo='sudo -A'
+  # ($SUDO_ASKPASS), which it does only with -A; -k ignores sudo's cached credential, so every
+  # sudo asks (and the user sees which step) instead of a later one running as root unasked.
+  # An alias the gate sees, not an edited command.
+  alias sudo='sudo -A -k'
 fi
 unset AISH_SUDO_ASKPASS
 # Prompt cosmetics would print between D and the prompt; aish draws its own prompt. (Set here,

@@ -326,13 +326,15 @@ class ChatView:
             if answer != "no":
                 return answer
 
-    async def ask_password(self, prompt: str) -> str | None:
+    async def ask_password(self, prompt: str, command: str) -> str | None:
         """A password for a step, typed with echo off on aish's own prompt (what the program
-        asked, quoted); None on Ctrl-C or Ctrl-D. Never shown, kept or logged here."""
+        asked, quoted), below the step's command (which step asks); None on Ctrl-C or Ctrl-D.
+        Never shown, kept or logged here."""
         from prompt_toolkit import PromptSession
 
         session: PromptSession[str] = PromptSession(is_password=True)
         self.end_line()
+        self._write(f"  asked by the step: {visible(command)}\n", style="bold")
         try:
             with type_ahead.set_aside():  # keys typed before the question are not the password
                 return await session.prompt_async(

@@ -33,8 +33,9 @@ class InputPrompt(Protocol):
         """`[t]ake over / [s]top / [a]bort` for the step the `Halt` banner showed."""
         ...
 
-    async def ask_password(self, prompt: str) -> str | None:
-        """A password, typed with echo off; None when the user declined (Ctrl-C)."""
+    async def ask_password(self, prompt: str, command: str) -> str | None:
+        """A password for the step running `command` (shown with the question: the user sees
+        which step asks), typed with echo off; None when the user declined (Ctrl-C)."""
         ...
 
 
@@ -75,7 +76,7 @@ class InputHalt:
         )
         asked = time.monotonic()
         try:
-            typed = await prompt.ask_password(wait.prompt)
+            typed = await prompt.ask_password(wait.prompt, wait.command)
         finally:
             self.waited(time.monotonic() - asked)
         return Secret(typed) if typed is not None else None

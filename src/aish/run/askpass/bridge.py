@@ -1,9 +1,11 @@
 """The aish side of the askpass bridge: a private socket and the program that talks to it.
 
 One request per connection: the helper sends the prompt as one line; the bridge answers
-`+<password>\n`, or `-\n` for none. Only a process of this user may ask (the directory is
-0700, the socket 0600, and the peer's uid is checked). Nothing of an answer is logged, kept
-or repeated: a failed request is logged by its error's type alone.
+`+<password>\n`, `-\n` for none, or `!\n` when the asker is refused. Only sudo's own askpass
+child may ask (`peer`: a process of this user whose parent is sudo running as root); any
+other process — a script a step runs, finding `$SUDO_ASKPASS` in its environment — is
+refused and logged, and the user is never asked. Nothing of an answer is logged, kept or
+repeated: a failed request is logged by its error's type alone.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ import logging
 import os
 import shlex
 import shutil
-import socket
-import struct
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from aish.run.askpass.peer import peer_of, refusal
 
 __all__ = ["AskpassBridge"]
 
@@ -63,8 +65,8 @@ class AskpassBridge:
 
     def environment(self) -> dict[str, str]:
         """What the agent's shell needs in its environment: the program, and the word for its
-        rc file to make `sudo` mean `sudo -A` (sudo with a terminal reads SUDO_ASKPASS only
-        then)."""
+        rc file to make `sudo` mean `sudo -A -k` (sudo with a terminal reads SUDO_ASKPASS
+        only with -A; -k so that every sudo asks, none runs on a cached credential)."""
         return {"SUDO_ASKPASS": str(self.program), "AISH_SUDO_ASKPASS": "1"}
 
     async def close(self) -> None:
@@ -75,9 +77,17 @@ class AskpassBridge:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            if not _same_user(writer):
-                return
             line = await asyncio.wait_for(reader.readline(), _REQUEST_TIMEOUT_S)
+            channel = writer.get_extra_info("socket")
+            refused = refusal(peer_of(channel) if channel is not None else None)
+            if refused is not None:
+                # Not sudo asking: a password here would go wherever that program prints it.
+                # (Refused after reading its request: closing on unread data would reset the
+                # connection, and the helper could not say why it failed.)
+                _log.warning("askpass request refused: %s", refused)
+                writer.write(b"!\n")
+                await writer.drain()
+                return
             prompt = line.decode("utf-8", "replace").strip()[:_PROMPT_CHARS] or "Password:"
             answer = await self.ask(prompt) if self.ask is not None else None
             reply = b"-\n" if answer is None else b"+" + answer.encode() + b"\n"
@@ -91,15 +101,6 @@ class AskpassBridge:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
-
-
-def _same_user(writer: asyncio.StreamWriter) -> bool:
-    channel = writer.get_extra_info("socket")
-    if channel is None or not hasattr(socket, "SO_PEERCRED"):
-        return True  # the 0700 directory already keeps other users out
-    creds = channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return bool(uid == os.getuid())
 
 
 def _write_program(program: Path, socket_path: Path) -> None:

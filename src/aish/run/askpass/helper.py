@@ -2,7 +2,8 @@
 with the prompt; it asks aish over the bridge's socket and prints the answer for sudo.
 
 Usage: helper.py SOCKET [PROMPT]. Exit 0 with the password on stdout, 1 when there is none
-(nobody answered, or the user declined): sudo then says no password was given.
+(nobody answered, the user declined, or aish refused an asker that is not sudo): sudo then
+says no password was given.
 """
 
 import socket
@@ -28,6 +29,9 @@ def main(argv: list[str]) -> int:
                 answer += piece
     except OSError:
         sys.stderr.write("aish askpass: aish is not answering\n")
+        return 1
+    if answer.startswith(b"!"):
+        sys.stderr.write("aish askpass: refused: only sudo may ask aish for a password\n")
         return 1
     if not answer.startswith(b"+"):
         return 1
