@@ -54,7 +54,7 @@ async def test_an_action_of_another_kind_is_refused_and_spent() -> None:
     command, call = await _command(), await _tool_call()
     with pytest.raises(Unauthorized, match="not a tool call: true"):
         redeem(command, "tool call")
-    with pytest.raises(Unauthorized, match="not a shell command[^:]*: time__get_time"):
+    with pytest.raises(Unauthorized, match=r"not a shell command[^:]*: time__get_time"):
         redeem(call, "command")
     # Refused after the gate's redeem: neither can be taken to the right executor now.
     for spent, kind in ((command, "command"), (call, "tool call")):
