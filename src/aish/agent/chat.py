@@ -192,7 +192,7 @@ class ChatTurn:
     async def _delegate(self, lines: list[DelegateLine], outcome: ChatOutcome) -> None:
         """The reply's first `DELEGATE:` line, on the user's yes (the others are refused: one
         a reply); the sub-run's summary is told with the next question."""
-        from aish.agent.norris import delegation_refused, delegation_summary
+        from aish.agent.norris import delegation_refused
         from aish.safety.verdict import Verdict
 
         line, *others = lines
@@ -225,8 +225,12 @@ class ChatTurn:
             self._say_and_note(delegation_refused(line, "declined by the user"))
             return
         self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": 1})
-        result = await self.delegator.sub_run(target, line.goal, bounds)
-        told = delegation_summary(line, result, bounds)
+        # What the sub-run's commands print reaches this turn's models through its words.
+        scrubbed = self.policy.scrubbed or any(
+            model is not None and model.scrub_secrets for model in (self.target, self.fallback)
+        )
+        result = await self.delegator.sub_run(target, line.goal, bounds, scrubbed)
+        told = self.delegator.told(line, target, result, bounds, parent_scrubbed=scrubbed)
         self.conversation.note(told)
         self.log("note", {"text": told})
         self.frontend.render(Status(told.splitlines()[1]))

@@ -204,10 +204,12 @@ class Policy:
         yes_safe: bool = False,
         sandboxed: bool = False,
         outbound: Outbound | None = None,
+        scrubbed: bool = False,
     ) -> Policy:
         safety = config.safety
         return cls(
             outbound=_new_outbound() if outbound is None else outbound,
+            scrubbed=scrubbed,
             sandboxed=sandboxed and mode != "interactive",
             sandbox_destructive=config.norris.sandbox_destructive,
             sandbox_network=config.norris.sandbox_network,

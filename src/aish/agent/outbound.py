@@ -150,6 +150,11 @@ class Outbound:
         self._learn_environment()
         return self.vault.scrub(text)
 
+    def holds_secrets(self, text: str) -> bool:
+        """Whether `scrub` would change `text`; nothing is learned from it."""
+        self._learn_environment()
+        return self.vault.holds_secrets(text)
+
     def _scrubbed(self, message: Message) -> Message:
         calls = tuple(replace(c, arguments=self._scrub(c.arguments)) for c in message.tool_calls)
         return replace(message, content=self._scrub(message.content), tool_calls=calls)

@@ -465,7 +465,9 @@ class Session:
 
         config = self.config
 
-        async def delegated(target: ModelTarget, goal: str, bounds: NorrisBounds) -> NorrisResult:
+        async def delegated(
+            target: ModelTarget, goal: str, bounds: NorrisBounds, scrubbed: bool
+        ) -> NorrisResult:
             # The same executor, gate, frontend and sandbox: only the model and the bounds differ.
             sub = self.delegated_run(
                 target,
@@ -479,6 +481,7 @@ class Session:
                 tools=tools,
                 sandboxed=sandboxed,
                 yes_safe=yes_safe,
+                output_reaches_scrubbed_model=scrubbed,
             )
             return await sub.run()
 
@@ -543,11 +546,14 @@ class Session:
         tools: Mapping[str, Any],
         sandboxed: bool = False,
         yes_safe: bool = False,
+        output_reaches_scrubbed_model: bool = False,
     ) -> NorrisRun:
         """A delegated sub-run (`DELEGATE:`): a Norris run of depth 1 on `target`, in a fresh
         conversation holding only the sub-goal, within `bounds`, through the same executor and
         gate. It delegates no further and starts no background jobs; its turns go into the
-        session log as `delegated` (they are not the conversation's on a resume)."""
+        session log as `delegated` (they are not the conversation's on a resume).
+        `output_reaches_scrubbed_model`: its parent's model is shown scrubbed text, so its gate
+        keeps secrets from its own model as the parent's would (its words go back there)."""
         from aish.agent import gate
         from aish.agent.norris import NorrisRun
         from aish.conversation.context import Conversation
@@ -570,6 +576,7 @@ class Session:
                     yes_safe=yes_safe,
                     sandboxed=sandboxed,
                     outbound=self.outbound,
+                    scrubbed=output_reaches_scrubbed_model,
                 )
             ),
             bounds,
@@ -579,6 +586,7 @@ class Session:
             policy_source=self.policies(mode, cwd, yes_safe=yes_safe),
             outbound=self.outbound,
             depth=1,
+            output_reaches_scrubbed_model=output_reaches_scrubbed_model,
             **tools,
         )
 

@@ -7,6 +7,13 @@ gate and the same shell (so the same sandbox), and bounds of its own that never 
 parent has left (`bounds_within`). What it did comes back as one summary
 (`delegation_summary`), which the parent model reads with its next message.
 
+A parent whose model is shown scrubbed text (a cloud preset) keeps secrets home through its
+sub-run too: the sub-run's gate judges as if what its commands print reached a scrubbed model
+(it did not, but the sub-model's words come back to one), and when the sub-run's own preset
+does not scrub, only structured facts come back — how it ended, its steps, the programs it ran
+and their exit statuses — never the sub-model's free text (a secret it read, split into words
+or encoded, is in no shape the scrubber knows). What comes back passes the session's scrubber.
+
 Refused, with the reason told to the user and the model, before anyone is asked: an unknown or
 unusable preset; a delegation from a delegated run (one level deep, no more); and a sub-goal
 carrying a secret (a placeholder, or a value the scrubber knows) to a preset that does not
@@ -18,7 +25,8 @@ Who says yes: the user, in chat always and in Norris unless `[norris] delegate =
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -59,11 +67,15 @@ class SubRunResult(Protocol):
     def cwd(self) -> str: ...
     @property
     def pending_action(self) -> str | None: ...
+    @property
+    def commands(self) -> Sequence[tuple[str, int]]: ...
 
 
-SubRun = Callable[["ModelTarget", str, NorrisBounds], Awaitable[SubRunResult]]
+SubRun = Callable[["ModelTarget", str, NorrisBounds, bool], Awaitable[SubRunResult]]
 """Runs a sub-goal on a preset's target within bounds: a `NorrisRun` of depth 1 on the same
-executor, gate and frontend as its parent (`aish.session.Session.delegator` makes it)."""
+executor, gate and frontend as its parent (`aish.session.Session.delegator` makes it). The
+last argument: what its commands print reaches a scrubbed model (the parent's), so its gate
+keeps secrets home as the parent's would."""
 
 ONE_LEVEL = "a delegated run cannot delegate again (DELEGATE: goes one level deep)"
 _SUMMARY_MAX = 1200
@@ -115,11 +127,36 @@ class Delegator:
         return target
 
     def _bears_secrets(self, text: str) -> bool:
+        """A placeholder, a value the session knows (in any shape), or anything the scrubber
+        would take for a secret (a key's format, a password after `--password`)."""
         from aish.agent.placeholders import MARK
 
         if MARK in text:
             return True
-        return self.outbound is not None and self.outbound.vault.scrub(text) != text
+        if self.outbound is not None:
+            return self.outbound.holds_secrets(text)
+        from aish.safety.secrets.scrubber import find_secrets
+
+        return bool(find_secrets(text))
+
+    def told(
+        self,
+        line: DelegateLine,
+        target: ModelTarget,
+        result: SubRunResult,
+        bounds: NorrisBounds,
+        *,
+        parent_scrubbed: bool,
+    ) -> str:
+        """What the parent model is told about the sub-run: to a scrubbed parent, from a
+        sub-model that saw unscrubbed output, only structured facts; scrubbed, whatever it is."""
+        facts_only = parent_scrubbed and not target.scrub_secrets
+        text = delegation_summary(line, result, bounds, facts_only=facts_only)
+        if parent_scrubbed:
+            from aish.agent.outbound import door
+
+            text = door(self.outbound).scrub(text)
+        return text
 
 
 def bounds_within(
@@ -141,18 +178,49 @@ def bounds_within(
     )
 
 
-def delegation_summary(line: DelegateLine, result: SubRunResult, bounds: NorrisBounds) -> str:
-    """What the parent model is told about the sub-run."""
+def delegation_summary(
+    line: DelegateLine, result: SubRunResult, bounds: NorrisBounds, *, facts_only: bool = False
+) -> str:
+    """What the parent model is told about the sub-run. `facts_only`: none of the sub-model's
+    words (its reason, the command it stopped at, its commands' arguments) — how it ended, and
+    the programs it ran with their exit statuses."""
     cost = "" if result.cost_usd is None else f", ${result.cost_usd:.4f}"
-    text = (
+    ended = (
         f"[aish] delegated to {line.preset} (within {bounds.max_steps} steps, "
         f"{bounds.wall_clock}): {line.goal}\n"
         f"It ended {result.status} after {result.steps} step(s), {result.elapsed_s:.1f}s, "
-        f"{result.tokens:,} tokens{cost}, in {result.cwd}: {result.reason}"
+        f"{result.tokens:,} tokens{cost}"
     )
-    if result.pending_action:
-        text += f"\nIt stopped at: {result.pending_action}"
+    if facts_only:
+        ran = ", ".join(_ran(command, status) for command, status in result.commands)
+        text = (
+            f"{ended}. Its model's own words are not passed on (it saw unscrubbed output); "
+            f"it ran {len(result.commands)} command(s){': ' + ran if ran else ''}"
+        )
+        if result.pending_action:
+            text += f"\nIt stopped at a {_program(result.pending_action)} command"
+    else:
+        text = f"{ended}, in {result.cwd}: {result.reason}"
+        if result.pending_action:
+            text += f"\nIt stopped at: {result.pending_action}"
     return text if len(text) <= _SUMMARY_MAX else text[: _SUMMARY_MAX - 1] + "…"
+
+
+_PROGRAM = re.compile(r"[A-Za-z][A-Za-z0-9._+-]{0,23}")
+
+
+def _ran(command: str, status: int) -> str:
+    # A name no program has (exit 127) would be the sub-model's words passed on.
+    program = "(a command not found)" if status == 127 else _program(command)
+    return f"{program} (exit {status})"
+
+
+def _program(command: str) -> str:
+    """The program a command line starts with, if it is a plain name: not its arguments,
+    which the sub-model wrote."""
+    words = command.split(maxsplit=1)
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return name if _PROGRAM.fullmatch(name) else "(unnamed)"
 
 
 def delegation_refused(line: DelegateLine, why: str) -> str:

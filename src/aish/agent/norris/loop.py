@@ -133,6 +133,9 @@ class NorrisResult:
     cost_usd: float | None
     cwd: str
     pending_action: str | None = None
+    # Each command the run ran, with its exit status (what a scrubbed parent is told of a
+    # delegated run whose model's words it may not read).
+    commands: tuple[tuple[str, int], ...] = ()
 
 
 # The answer of a tool call whose step ended before its turn came (the run ended, or the model
@@ -231,6 +234,9 @@ class NorrisRun:
     # a delegated run itself, which may not delegate again.
     delegator: Delegator | None = None
     depth: int = 0
+    # What its commands print reaches a scrubbed model though its own models do not scrub: a
+    # delegated run whose model's words go back to a scrubbing parent.
+    output_reaches_scrubbed_model: bool = False
 
     def __post_init__(self) -> None:
         if self.outbound is None:
@@ -239,7 +245,9 @@ class NorrisRun:
             self.policy = dataclasses.replace(self.policy, outbound=self.outbound)
         models = (self.target, self.planner, self.fallback)
         # What its commands print reaches a scrubbed model: the gate keeps secrets home.
-        self._scrubbed = any(model is not None and model.scrub_secrets for model in models)
+        self._scrubbed = self.output_reaches_scrubbed_model or any(
+            model is not None and model.scrub_secrets for model in models
+        )
         if self._scrubbed:
             self.policy = dataclasses.replace(self.policy, scrubbed=True)
         self._spending = _Spending(self.frontend)
@@ -249,6 +257,7 @@ class NorrisRun:
         self._started = 0.0
         self._waiting_s = 0.0  # at HALT prompts
         self._step = 0
+        self._ran: list[tuple[str, int]] = []
         self._task = 0  # index into the plan's tasks
         self._dispatch = StepDispatch(
             self._spending,
@@ -423,7 +432,7 @@ class NorrisRun:
     async def _delegate(self, lines: list[DelegateLine]) -> StepOutcome:
         """The step's first `DELEGATE:` line as a bounded sub-run (the others are refused:
         one a step); how it went, for the step."""
-        from aish.agent.norris.delegation import ONE_LEVEL, delegation_summary
+        from aish.agent.norris.delegation import ONE_LEVEL
 
         line, *others = lines
         for other in others:
@@ -449,13 +458,13 @@ class NorrisRun:
                 self._note(f"[aish] delegation skipped by user: {line.preset}: {line.goal}")
                 return "skipped"
         self.log("delegate", {"preset": line.preset, "goal": line.goal, "depth": self.depth + 1})
-        result = await self.delegator.sub_run(target, line.goal, bounds)
+        result = await self.delegator.sub_run(target, line.goal, bounds, self._scrubbed)
         # The sub-run's steps, tokens and cost are the parent's too.
         self._step += result.steps
         self._spending.tokens += result.tokens
         if result.cost_usd is not None:
             self._spending.cost_usd = (self._spending.cost_usd or 0.0) + result.cost_usd
-        told = delegation_summary(line, result, bounds)
+        told = self.delegator.told(line, target, result, bounds, parent_scrubbed=self._scrubbed)
         self._note(told)
         self.frontend.render(Status(told.splitlines()[1]))
         return "ok" if result.status in ("done", "tasks_complete") else "failed"
@@ -651,6 +660,7 @@ class NorrisRun:
             if stop.answer == "abort":
                 raise RunEnds("aborted", "aborted at the HALT prompt (needs your input)") from None
             raise RunEnds("halted", stop.wait.describe(), pending=authorization.command) from None
+        self._ran.append((run.command, run.exit_status))
         self.frontend.render(
             CommandFinished(
                 run.command, run.exit_status, run.output, run.duration_s, run.cwd_after, run.notice
@@ -696,6 +706,7 @@ class NorrisRun:
             self._spending.cost_usd,
             self.cwd(),
             pending,
+            tuple(self._ran),
         )
         self.frontend.render(
             NorrisEnded(

@@ -92,6 +92,13 @@ class SecretVault:
         parts.append(text[position:])
         return "".join(parts)
 
+    def holds_secrets(self, text: str) -> bool:
+        """Whether `scrub` would change `text` (a known value in any shape, a secret-shaped
+        string, a `.env` value), without learning from it or handing out placeholders."""
+        if env_file_values(text) or kubernetes_secret_values(text):
+            return True
+        return bool(find_secrets(text, self._known, self._shapes))
+
     def rehydrate(self, text: str) -> str:
         """`text` with every placeholder replaced by its value; raises `UnknownPlaceholder`
         (naming them all) if any placeholder-shaped word is not one of this vault's."""

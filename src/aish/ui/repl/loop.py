@@ -359,7 +359,7 @@ class Repl:
         await self._in_agent_shell(run_in)
 
     async def _delegated(
-        self, target: ModelTarget, goal: str, bounds: NorrisBounds
+        self, target: ModelTarget, goal: str, bounds: NorrisBounds, scrubbed: bool
     ) -> NorrisResult:
         """A chat reply's `DELEGATE:` line, after the user's yes: a bounded sub-run in a shell
         of the agent's own, as `:norris` would run it (the same sandbox choice)."""
@@ -379,6 +379,7 @@ class Repl:
                 shell_facts=ShellFactsSource(agent.session.state_report),
                 tools=self._mcp.tool_options(),
                 sandboxed=sandbox is not None,
+                output_reaches_scrubbed_model=scrubbed,
             )
             results.append(await run.run())
 
