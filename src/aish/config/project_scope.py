@@ -37,12 +37,14 @@ _KEPT: Final = 16
 class ProjectState:
     """The project file that governs a directory as it is now: where it is, the sha256 of its
     bytes (None when it cannot be read), whether the user trusted exactly those bytes, and
-    whether they trusted some other bytes of it (it was edited since)."""
+    whether they trusted some other bytes of it (it was edited since), and whether they let its
+    allow rules apply (a config kept for the state must not outlive a change of that)."""
 
     path: Path | None = None
     digest: str | None = None
     trusted: bool = False
     recorded: bool = False
+    allows: bool = False
 
 
 def project_state(
@@ -63,7 +65,8 @@ def project_state(
         _log.exception("cannot check trust of %s", path)
         recorded = None
     trusted = recorded is not None and recorded.digest == digest
-    return ProjectState(path, digest, trusted, recorded is not None)
+    allows = trusted and recorded is not None and recorded.allows
+    return ProjectState(path, digest, trusted, recorded is not None, allows)
 
 
 class ConfigScope:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -69,7 +70,17 @@ def project_rule(pattern: str, cwd: str, home: Path | None) -> ProjectRule | Non
 
 def write_project_rule(store: Store, rule: ProjectRule) -> list[str]:
     """Append the rule and carry the file's trust over; the lines to tell the user."""
-    existed = rule.exists
+    try:
+        mode = os.lstat(rule.path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        return [f"not written: {rule.path}: {error}"]
+    if mode is not None and not stat.S_ISREG(mode):
+        # A repository's `.aish.toml` may be a link to a file of yours: appending would copy
+        # that file's contents into the working tree, where it can be committed and pushed.
+        return [f"not written: {rule.path} is not a regular file (a link?)"]
+    existed = mode is not None
     try:
         old = read_bounded(rule.path) if existed else b""
     except OSError as error:

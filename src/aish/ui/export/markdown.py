@@ -45,8 +45,10 @@ from aish.ui.export.wording import (
 __all__ = ["code_block", "code_span", "prose", "render_markdown"]
 
 _BACKTICKS = re.compile(r"`+")
-# A code span: a run of backticks, then anything up to the same run (CommonMark's rule).
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# A code span: a run of backticks, then anything up to the same run (CommonMark's rule). A
+# backslash-escaped backtick opens none (CommonMark), so it is not taken for one: what follows
+# it is prose, made inert like the rest (`\`![x](url)` must not become an image).
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
 def render_markdown(document: SessionDocument) -> str:
