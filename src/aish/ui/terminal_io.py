@@ -29,6 +29,8 @@ class TerminalIO:
     raw: BinaryIO  # a command's output, verbatim (flushed in order with `text`)
     stdin_fd: int  # relayed to a running command; its modes change only when it is a terminal
     stdout_fd: int  # where a running command's output goes while relayed
+    # Not the process's terminal: the prompts' input (the app session's) stands in for it.
+    stand_in: bool = False
 
     @classmethod
     def real(cls) -> TerminalIO:
@@ -40,7 +42,7 @@ class TerminalIO:
         """Everything written to `raw` (a file opened for binary writing); `stdin_fd` is what a
         running command may read (a pipe's reading end, or /dev/null)."""
         text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", write_through=True)
-        return cls(text, raw, stdin_fd, raw.fileno())
+        return cls(text, raw, stdin_fd, raw.fileno(), stand_in=True)
 
     def is_terminal(self) -> bool:
         """Whether text goes to a terminal (colour, the pager)."""

@@ -14,9 +14,10 @@ Around it, in order from oldest:
 A user's command gets the store's keys typed after its line (:func:`take_keys`); whatever it
 leaves comes back with :func:`queue_keys`. A question (confirm, HALT, edit) is answered only by
 keys typed while it is up: :func:`set_aside` holds the earlier ones and puts them back in front
-of what the question left. The terminal's pending bytes are read only on a terminal — or on a
-pipe input standing in for one (`aish.ui.terminal_io`: REPL flows run in-process), whose
-pending bytes are read the same way, without waiting.
+of what the question left. The terminal's pending bytes are read only on a terminal — or on the
+input a REPL running on a stand-in terminal named (`stand_in_for_terminal`: REPL flows run
+in-process through `aish.ui.terminal_io`), whose pending bytes are read the same way, without
+waiting.
 """
 
 from __future__ import annotations
@@ -32,9 +33,17 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.key_binding import KeyPress
 
-__all__ = ["queue_keys", "queue_unread", "set_aside", "take_keys"]
+__all__ = ["queue_keys", "queue_unread", "set_aside", "stand_in_for_terminal", "take_keys"]
 
 _READ_SIZE = 65536
+# The input a REPL on a stand-in terminal reads its keys from (None: only a real terminal).
+_stand_in: Input | None = None
+
+
+def stand_in_for_terminal(terminal: Input | None) -> None:
+    """Treat `terminal` (a pipe input) as the terminal keys are typed ahead on; None: stop."""
+    global _stand_in
+    _stand_in = terminal
 
 
 def take_keys() -> bytes:
@@ -94,10 +103,9 @@ def _terminal_input() -> Input | None:
     """The input every prompt reads (prompt_toolkit's session default): the queue's key. On
     a terminal, or a pipe input in its place; None otherwise (nothing is typed ahead)."""
     from prompt_toolkit.application.current import get_app_session
-    from prompt_toolkit.input.base import PipeInput
 
     terminal = get_app_session().input
-    if isinstance(terminal, PipeInput) or _on_a_terminal():
+    if (_stand_in is not None and terminal is _stand_in) or _on_a_terminal():
         return terminal
     return None
 

@@ -128,6 +128,10 @@ class Repl:
         # outside the line editor stops what is in flight — a reply, a wait for the shell —
         # and never ends aish.
         loop.add_signal_handler(signal.SIGINT, self._interrupt)
+        if self._io.stand_in:  # keys typed ahead are kept on the stand-in as on a terminal
+            from prompt_toolkit.application.current import get_app_session
+
+            type_ahead.stand_in_for_terminal(get_app_session().input)
         self._commands.start(
             self.session.loaded.config.ui.shell,
             self._start_cwd,
@@ -174,6 +178,8 @@ class Repl:
                 await self._handle_guarded(line)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            if self._io.stand_in:
+                type_ahead.stand_in_for_terminal(None)
             self._sandbox_review.at_exit()
             await self._mcp.close()
             await self.session.outbound.aclose()
