@@ -197,9 +197,12 @@ def test_table_lookups_never_touch_the_network(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_importing_pricing_does_not_load_the_price_data() -> None:
+    # Modules loaded from files: aish.llm's stand-in for httpx's command line (a module with
+    # no file, put in place so that `import httpx` skips loading click and rich) is not httpx.
     code = (
         "import sys, aish.store.pricing; "
-        "print(sorted(m for m in sys.modules if m.startswith(('genai_prices', 'httpx'))))"
+        "print(sorted(m for m, module in sys.modules.items() "
+        "if m.startswith(('genai_prices', 'httpx')) and getattr(module, '__file__', None)))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
