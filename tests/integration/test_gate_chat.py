@@ -20,7 +20,7 @@ from aish.agent.chat import ChatTurn
 from aish.agent.events import AssistantDelta, Status, UsageRecorded
 from aish.agent.gate import Authorization
 from aish.agent.second_opinion import SecondOpinion
-from aish.config.schema import AishConfig
+from aish.config.validation import validate_config
 from aish.conversation.context import CommandRun, Conversation
 from aish.conversation.system_prompt import PromptFacts, render_system_prompt
 from aish.llm.types import ModelTarget
@@ -195,7 +195,7 @@ async def test_without_another_judge_the_chats_model_is_never_asked(serve: Serve
         }
     )
     frontend = ScriptedFrontend()
-    settings = AishConfig.model_validate({})
+    settings = validate_config({})
     opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     system = render_system_prompt(PromptFacts(os_name="Linux", shell="bash"))
     log: list[Any] = []
@@ -239,7 +239,7 @@ async def test_a_dedicated_safety_model_gets_its_own_short_request(serve: ServeF
             ],
         }
     )
-    config = AishConfig.model_validate(
+    config = validate_config(
         {"models": {"fast": {"endpoint": f"{server.url}/v1", "model": "fast"}}}
     )
     chat, shell = turn(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from aish.config.validation import validate_section
 from aish.mcp import McpServers, McpTool
 from tests.mcp_servers.support import MODERN, SCRIPTED, scripted, servers, settled
 
@@ -229,7 +230,7 @@ async def test_servers_from_an_imported_file(tmp_path: Path) -> None:
 
     from aish.config.schema import McpConfig
 
-    config = McpConfig.model_validate({"import": [str(imported)]})
+    config = validate_section(McpConfig, {"import": [str(imported)]})
     mcp = McpServers.from_config(config, {"SCRIPT": str(SCRIPTED), "PATH": ""}, tmp_path)
     try:
         await _up(mcp)

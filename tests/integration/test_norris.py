@@ -29,6 +29,7 @@ from aish.agent.norris import NorrisBounds, NorrisResult, NorrisRun, norris_mode
 from aish.agent.second_opinion import SecondOpinion
 from aish.agent.shell_facts import ShellFactsSource
 from aish.config.schema import AishConfig
+from aish.config.validation import validate_config
 from aish.conversation.context import Conversation
 from aish.llm.types import Message, ModelTarget
 from aish.run.agent_shell import AgentShell
@@ -262,7 +263,7 @@ def executor_server(serve: ServeFn, *texts: str) -> Any:
 
 def judged_by(url: str, model: str = "judge-model") -> SecondOpinion:
     models = {"fast": {"endpoint": f"{url}/v1", "model": model, "max_retries": 0}}
-    settings = AishConfig.model_validate({"models": models})
+    settings = validate_config({"models": models})
     return SecondOpinion.from_config(settings, preset_resolver(settings, {}))
 
 
@@ -639,7 +640,7 @@ async def test_an_eight_step_run_keeps_the_prefix(serve: ServeFn, workdir: Path)
 
 
 def planned(url: str, **norris: Any) -> AishConfig:
-    return AishConfig.model_validate(
+    return validate_config(
         {
             "models": {
                 "local": {"endpoint": f"{url}/v1", "model": "local-exec", "max_retries": 0},
@@ -757,7 +758,7 @@ async def test_an_unreachable_preplanner_means_a_single_model_run(
     serve: ServeFn, workdir: Path
 ) -> None:
     server = serve(steps("CMD: ls", "GOAL: complete"))
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "models": {
                 "local": {"endpoint": f"{server.url}/v1", "model": "testllm", "max_retries": 0},
@@ -785,7 +786,7 @@ async def test_a_missing_executor_preset_falls_back_to_the_active_model(
     serve: ServeFn, workdir: Path
 ) -> None:
     server = serve(steps("GOAL: complete"))
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "models": {"local": {"endpoint": f"{server.url}/v1", "model": "testllm"}},
             "norris": {"executor": "gone"},

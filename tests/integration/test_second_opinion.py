@@ -11,6 +11,7 @@ from aish.agent.events import AgentEvent, UsageRecorded
 from aish.agent.gate import Policy, ProposedCommand, authorize
 from aish.agent.second_opinion import SYSTEM_PROMPT, Opinion, SecondOpinion
 from aish.config.schema import AishConfig
+from aish.config.validation import validate_config
 from aish.llm.types import ModelTarget
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
@@ -31,7 +32,7 @@ def answering(*replies: dict[str, Any]) -> dict[str, Any]:
 
 def config(url: str | None, **safety: Any) -> AishConfig:
     models = {"fast": {"endpoint": f"{url}/v1", "model": "fast-model"}} if url else {}
-    return AishConfig.model_validate({"models": models, "safety": safety})
+    return validate_config({"models": models, "safety": safety})
 
 
 def opinion_of(settings: AishConfig, **options: Any) -> SecondOpinion:
@@ -219,7 +220,7 @@ async def test_the_judge_is_asked_on_its_own_server_never_the_proposers(serve: S
     proposer = serve(answering({"text": "NO"}))
     judge_server = serve(answering({"text": "YES"}))
     settings = {"models": {"judge": preset(judge_server.url, "judge-model")}}
-    opinion = opinion_of(AishConfig.model_validate({**settings, "safety": {"llm_model": "judge"}}))
+    opinion = opinion_of(validate_config({**settings, "safety": {"llm_model": "judge"}}))
     executor = ModelTarget("local", f"{proposer.url}/v1", "testllm")
     said = await opinion.judge("make", UNKNOWN, proposers=(executor,))
     assert said == Opinion("yes", "second opinion: YES")
@@ -247,7 +248,7 @@ async def test_a_judge_preset_that_is_the_proposer_under_another_name_is_not_ask
         },
         "safety": {"llm_model": "judge"},
     }
-    loaded = AishConfig.model_validate(settings)
+    loaded = validate_config(settings)
     opinion = opinion_of(loaded)
     from aish.session import resolve_target
 
@@ -270,7 +271,7 @@ async def test_any_proposer_rules_the_judge_out(serve: ServeFn) -> None:
         "models": {"judge": preset(judge_server.url, "j")},
         "safety": {"llm_model": "judge"},
     }
-    opinion = opinion_of(AishConfig.model_validate(settings))
+    opinion = opinion_of(validate_config(settings))
     executor = ModelTarget("exec", f"{judge_server.url}/v1", "e")
     planner = ModelTarget("plan", f"{judge_server.url}/v1", "j")
     said = await opinion.judge("make", UNKNOWN, proposers=(executor, planner))
@@ -295,7 +296,7 @@ async def test_a_cached_answer_is_no_answer_once_the_judge_proposes(serve: Serve
 
 def test_the_choice_says_which_judge_or_why_none() -> None:
     settings = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m"}}}
-    loaded = AishConfig.model_validate(settings)
+    loaded = validate_config(settings)
     opinion = opinion_of(loaded)
     other = ModelTarget("big", "http://h:1/v1", "big-model")
     same = ModelTarget("local", "http://H:1/", "m")
@@ -305,22 +306,22 @@ def test_the_choice_says_which_judge_or_why_none() -> None:
         "no independent second opinion: unknown steps halt — safety.llm_model 'fast' is the "
         "same model as local (m), which proposes the actions"
     )
-    missing = opinion_of(AishConfig.model_validate({}))
+    missing = opinion_of(validate_config({}))
     assert missing.choose((other,)).announcement == (
         "no independent second opinion: unknown steps halt — no preset 'fast' for safety.llm_model"
     )
-    disabled = AishConfig.model_validate({**settings, "safety": {"llm_second_opinion": False}})
+    disabled = validate_config({**settings, "safety": {"llm_second_opinion": False}})
     assert opinion_of(disabled).choose((other,)).announcement == (
         "no independent second opinion: unknown steps halt — safety.llm_second_opinion = false"
     )
     keyless = {"models": {"fast": {"endpoint": "http://h:1/v1", "model": "m", "api_key_env": "K"}}}
-    choice = opinion_of(AishConfig.model_validate(keyless)).choose((other,))
+    choice = opinion_of(validate_config(keyless)).choose((other,))
     assert choice.target is None and "K is not set" in choice.announcement
 
 
 async def test_an_unusable_preset_is_a_failure(serve: ServeFn) -> None:
     server = serve(answering({"text": "NO"}))
-    broken = AishConfig.model_validate(
+    broken = validate_config(
         {"models": {"fast": {"endpoint": f"{server.url}/v1", "model": "m", "api_key_env": "K"}}}
     )
     said = await judge(opinion_of(broken), "make", server.url)

@@ -20,7 +20,7 @@ from aish.agent.chat import ChatTurn
 from aish.agent.events import ToolCallFinished, ToolCallStarted
 from aish.agent.gate import Authorization
 from aish.agent.second_opinion import SecondOpinion
-from aish.config.schema import AishConfig
+from aish.config.validation import validate_config
 from aish.conversation.context import CommandRun, Conversation
 from aish.llm.types import ModelTarget
 from aish.mcp import McpServers
@@ -444,7 +444,7 @@ async def test_an_auto_approved_unknown_call_asks_without_an_independent_judge(
     # `fast` is the chat's model under another preset name (and `localhost`, not 127.0.0.1).
     same = {"endpoint": f"{server.url.replace('127.0.0.1', 'localhost')}/v1", "model": "testllm"}
     models = {"fast": same} if judge != "none" else {}
-    settings = AishConfig.model_validate({"models": models})
+    settings = validate_config({"models": models})
     opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = ScriptedFrontend("no")
     turn = Turn(
@@ -467,7 +467,7 @@ async def test_an_independent_judge_clears_an_auto_approved_call_on_its_own_serv
     server = serve(APPEND_EGGS)
     judge = serve({"rules": [{"when": {"system": "^Detect destructive"}, "reply": {"text": "NO"}}]})
     models = {"fast": {"endpoint": f"{judge.url}/v1", "model": "judge-model"}}
-    settings = AishConfig.model_validate({"models": models})
+    settings = validate_config({"models": models})
     opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = ScriptedFrontend()
     turn = Turn(
@@ -499,7 +499,7 @@ async def test_a_fallback_that_answered_the_turn_is_not_its_judge(
     rescue = serve(APPEND_EGGS)
     fallback = ModelTarget("cloud", f"{rescue.url}/v1", "testllm", max_retries=0)
     models = {"fast": {"endpoint": f"{rescue.url}/v1", "model": judge_model}}
-    settings = AishConfig.model_validate({"models": models})
+    settings = validate_config({"models": models})
     opinion = SecondOpinion.from_config(settings, preset_resolver(settings, {}))
     frontend = ScriptedFrontend("no")
     turn = Turn(

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from aish.config.schema import McpConfig
+from aish.config.validation import validate_section
 from aish.mcp import McpServers
 from aish_testllm.prefix import serialise_prompt
 
@@ -41,7 +42,7 @@ async def mcp_servers(
     tables: Mapping[str, Mapping[str, Any]], log_dir: Path, *, deadline_s: float = 60.0
 ) -> AsyncIterator[McpServers]:
     """The servers started and their tools adopted (a turn boundary's `refresh`)."""
-    config = McpConfig.model_validate({"servers": dict(tables)})
+    config = validate_section(McpConfig, {"servers": dict(tables)})
     servers = McpServers.from_config(config, os.environ, log_dir)
     servers.start()
     try:

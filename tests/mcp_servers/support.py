@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from aish.config.schema import McpConfig
+from aish.config.validation import validate_section
 from aish.mcp import McpServers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def scripted(**options: Any) -> dict[str, Any]:
 
 def servers(tables: Mapping[str, Mapping[str, Any]], log_dir: Path, **config: Any) -> McpServers:
     """McpServers for these `[mcp.servers]` tables, with the test's environment."""
-    mcp = McpConfig.model_validate({"servers": dict(tables), **config})
+    mcp = validate_section(McpConfig, {"servers": dict(tables), **config})
     return McpServers.from_config(mcp, os.environ, log_dir)
 
 

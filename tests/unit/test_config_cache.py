@@ -149,3 +149,30 @@ def test_an_unwritable_cache_costs_nothing_but_time(user_file: Path, tmp_path: P
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("")
     assert load(blocked / "config").config.default_model == "fast"
+
+
+def test_a_start_that_takes_the_kept_config_never_imports_pydantic(
+    user_file: Path, cache: Path
+) -> None:
+    """The schema is plain dataclasses; pydantic (a third of the time to the first prompt) is
+    for validating, which a start with unchanged sources does not do. A second process, as a
+    second start would be: the first load validates, the second takes what was kept."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from aish.config import load_config\n"
+        f"loaded = load_config(env={{}}, autodetect=False, cache_dir=Path({str(cache)!r}))\n"
+        "print('pydantic' in sys.modules, loaded.config.models['fast'].model,"
+        " len(loaded.warnings))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0] == ["True", "small", "1"]  # validated: the bad timeout_s is said
+    assert runs[1] == ["False", "small", "1"]  # kept: the same config and warning, no pydantic

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from aish.config import AishConfig
+from aish.config.validation import validate_config
 from aish.errors import ConfigError
 from aish.llm.types import ModelTarget
 from aish.session import resolve_target
 
-CONFIG = AishConfig.model_validate(
+CONFIG = validate_config(
     {
         "default_model": "deep",
         "models": {
@@ -55,10 +57,9 @@ def test_named_preset_maps_every_option() -> None:
 
 
 def test_prices_and_scrubbing_come_from_the_preset() -> None:
-    from aish.config.schema import AishConfig
     from aish.llm.types import Rates
 
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "models": {
                 "local": {"endpoint": "http://127.0.0.1:8080/v1", "model": "m"},
@@ -82,7 +83,7 @@ def test_prices_and_scrubbing_come_from_the_preset() -> None:
 
 def test_default_model_then_the_first_preset() -> None:
     assert resolve_target(CONFIG, None, {"DEEP_KEY": "k"}).name == "deep"
-    no_default = CONFIG.model_copy(update={"default_model": None})
+    no_default = dataclasses.replace(CONFIG, default_model=None)
     first = resolve_target(no_default, None, {})
     assert (first.name, first.api_key, first.idle_timeout_s) == ("fast", None, 60)
     assert resolve_target(CONFIG, "inline", {}).api_key == "sk-inline"
@@ -113,11 +114,10 @@ def test_no_presets_says_how_to_configure(tmp_path: Path) -> None:
 def test_a_key_http_cannot_carry_is_refused_without_echoing_it() -> None:
     import pytest
 
-    from aish.config.schema import AishConfig
     from aish.errors import ConfigError
     from aish.session import resolve_target
 
-    config = AishConfig.model_validate(
+    config = validate_config(
         {"models": {"c": {"endpoint": "https://x.example/v1", "model": "m", "api_key_env": "K"}}}
     )
     for bad in ("sk-abc\nX-Evil: 1", "sk-abc\u200b", "sk abc"):

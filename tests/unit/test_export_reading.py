@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from aish.agent.outbound import Outbound
+from aish.config.validation import validate_config
 from aish.store import Store, UsageRow
 from aish.store.sessions import TurnRecord
 from aish.ui.export import document as doc
@@ -165,9 +166,8 @@ def store(tmp_path: Path) -> typing.Iterator[Store]:
 
 
 def _config(secrets: str) -> Any:
-    from aish.config.schema import AishConfig
 
-    return AishConfig.model_validate(
+    return validate_config(
         {"models": {"m": {"endpoint": "http://127.0.0.1:9/v1", "model": "x", "secrets": secrets}}}
     )
 

@@ -12,6 +12,7 @@ from aish.agent.fallback import (
     is_private_endpoint,
 )
 from aish.config import AishConfig
+from aish.config.validation import validate_config
 from aish.errors import ConfigError
 from aish.llm.errors import (
     AuthError,
@@ -32,7 +33,7 @@ CLOUD = ModelTarget("cloud", "https://openrouter.ai/api/v1", "big", api_key="sk-
 
 
 def config(**routing: object) -> AishConfig:
-    return AishConfig.model_validate(
+    return validate_config(
         {
             "models": {
                 "fast": {"endpoint": "http://127.0.0.1:8080/v1", "model": "small"},

@@ -31,6 +31,7 @@ from aish.agent.gate import (
     wants_second_opinion,
 )
 from aish.agent.second_opinion import Opinion, OpinionAnswer
+from aish.config.validation import validate_config
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
 from aish.safety.rules.user import UserRules
@@ -236,9 +237,8 @@ def test_auto_approve_globs_match_bare_and_qualified_tool_names_of_that_server()
 
 
 def test_policy_from_config() -> None:
-    from aish.config.schema import AishConfig
 
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "safety": {"confirm_cmd": False, "destructive": ["make deploy"], "allow": ["frob *"]},
             "mcp": {"servers": {"time": {"command": "uvx", "auto_approve": ["time__*"]}}},

@@ -14,6 +14,7 @@ import pytest
 from aish.agent import gate
 from aish.agent.gate import Policy, ProposedCommand, authorize, redeem
 from aish.agent.second_opinion import Opinion
+from aish.config.validation import validate_config
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.rules.user import UserRules
 from aish.safety.verdict import Verdict
@@ -125,9 +126,8 @@ async def test_a_denied_alias_is_denied_through_the_live_shell() -> None:
 
 
 def test_policy_from_config_reads_the_permission_rules() -> None:
-    from aish.config.schema import AishConfig
 
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "safety": {
                 "allow": ["make test"],

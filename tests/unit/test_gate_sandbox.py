@@ -13,6 +13,7 @@ import pytest
 from aish.agent import gate, outbound
 from aish.agent.gate import Policy, ProposedCommand, ProposedToolCall, wants_second_opinion
 from aish.agent.second_opinion import Opinion
+from aish.config.validation import validate_config
 from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.verdict import Verdict
 
@@ -58,11 +59,8 @@ async def test_sandboxed_commands(
 
 
 async def test_interactive_mode_is_never_sandboxed() -> None:
-    from aish.config.schema import AishConfig
 
-    config = AishConfig.model_validate(
-        {"norris": {"sandbox_destructive": "run", "sandbox_network": True}}
-    )
+    config = validate_config({"norris": {"sandbox_destructive": "run", "sandbox_network": True}})
     assert not Policy.from_config(config, "interactive", sandboxed=True).sandboxed
     norris = Policy.from_config(config, "norris", sandboxed=True)
     assert (norris.sandboxed, norris.sandbox_destructive, norris.sandbox_network) == (

@@ -10,7 +10,8 @@ import pytest
 
 from aish.config.loader import load_config
 from aish.config.mcp_import import MissingVariable, expand, read_import, resolve_servers
-from aish.config.schema import AishConfig, McpConfig
+from aish.config.schema import McpConfig
+from aish.config.validation import validate_config, validate_section
 
 
 def _write(path: Path, data: Any) -> Path:
@@ -90,11 +91,12 @@ def test_declared_servers_win_and_the_rest_still_work(tmp_path: Path) -> None:
     )
     second = _write(tmp_path / "second.json", {"mcpServers": {"a": {"command": "second-a"}}})
     broken = _write(tmp_path / "broken.json", "{")
-    config = McpConfig.model_validate(
+    config = validate_section(
+        McpConfig,
         {
             "servers": {"time": {"command": "declared", "trusted": True}},
             "import": [str(first), str(broken), str(second)],
-        }
+        },
     )
     resolved = resolve_servers(config, {})
     assert list(resolved.servers) == ["time", "a"]
@@ -116,7 +118,8 @@ def test_variables_are_expanded_in_declared_and_imported_servers(tmp_path: Path)
             }
         },
     )
-    config = McpConfig.model_validate(
+    config = validate_section(
+        McpConfig,
         {
             "servers": {
                 "local": {
@@ -128,7 +131,7 @@ def test_variables_are_expanded_in_declared_and_imported_servers(tmp_path: Path)
                 "web": {"url": "${WEB_URL}"},
             },
             "import": [str(imported)],
-        }
+        },
     )
     env = {"TOOLS": "/opt/t", "HOME": "/home/u", "GH_TOKEN": "s3cret", "WEB_URL": "ftp://x"}
     resolved = resolve_servers(config, env)
@@ -151,14 +154,14 @@ def test_variables_are_expanded_in_declared_and_imported_servers(tmp_path: Path)
 
 def test_relative_import_paths_are_next_to_the_config_file(tmp_path: Path) -> None:
     _write(tmp_path / "servers.json", {"mcpServers": {"s": {"command": "x"}}})
-    config = McpConfig.model_validate({"import": ["servers.json", "${NOPE}/x.json"]})
+    config = validate_section(McpConfig, {"import": ["servers.json", "${NOPE}/x.json"]})
     resolved = resolve_servers(config, {"AISH_CONFIG": str(tmp_path / "config.toml")})
     assert list(resolved.servers) == ["s"]
     assert resolved.warnings == ["mcp.import ${NOPE}/x.json: skipped: ${NOPE} is not set"]
 
 
 def test_schema_additions() -> None:
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "models": {"small": {"endpoint": "http://127.0.0.1:8080/v1", "model": "m"}},
             "mcp": {"servers": {"q": {"url": "https://example.com/mcp?key=1"}}},

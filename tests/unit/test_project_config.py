@@ -19,6 +19,7 @@ from aish.config.project import (
 )
 from aish.config.schema import AishConfig
 from aish.config.sources import config_sources_lines, project_line, source_label
+from aish.config.validation import validate_config
 
 # ---- discovery ------------------------------------------------------------------------------
 
@@ -224,7 +225,7 @@ def test_source_labels() -> None:
 
 
 def test_config_lines_name_every_value_and_hide_keys() -> None:
-    config = AishConfig.model_validate(
+    config = validate_config(
         {
             "default_model": "fast",
             "models": {

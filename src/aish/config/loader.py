@@ -40,8 +40,8 @@ from aish.config.project import (
     find_project_file,
     not_trusted_notice,
 )
-from aish.config.recovery import validate_layers
 from aish.config.schema import AishConfig
+from aish.config.schema_fields import toml_data
 from aish.config.toml_locations import KeyPath, locate_keys
 
 # tomllib puts the position at the end of its message; aish shows it as `file:LINE:` instead.
@@ -185,6 +185,8 @@ def _load(
             autodetected = True
         else:
             warnings.append(zero_config.how_to_configure(path))
+
+    from aish.config.recovery import validate_layers  # pydantic: only when not kept
 
     config, problems = validate_layers(layers)
     warnings += problems
@@ -354,7 +356,7 @@ def effective_sources(layers: Sequence[Layer]) -> dict[KeyPath, str]:
     A value replaces whatever lower layers said about keys inside it; an empty table changes
     nothing and is not counted.
     """
-    defaults = AishConfig().model_dump(by_alias=True)
+    defaults = toml_data(AishConfig())
     sources: dict[KeyPath, str] = {path: "default" for path, _value in leaves(defaults)}
     for layer in layers:
         for path, value in leaves(layer.data):

@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from aish.config.bounded_read import FileTooLarge, read_bounded
 from aish.config.paths import config_file
 from aish.config.schema import McpConfig, McpServer
+from aish.config.schema_fields import toml_data
 
 __all__ = ["MissingVariable", "ResolvedServers", "expand", "read_import", "resolve_servers"]
 
@@ -77,7 +76,7 @@ def resolve_servers(config: McpConfig, env: Mapping[str, str]) -> ResolvedServer
     """The declared servers, then the imported ones, expanded and validated."""
     resolved = ResolvedServers()
     for name, server in config.servers.items():
-        _add(resolved, name, server.model_dump(exclude_unset=True), env, f"mcp.servers.{name}")
+        _add(resolved, name, toml_data(server), env, f"mcp.servers.{name}")
     base = config_file(env).parent
     for written in config.import_:
         try:
@@ -167,9 +166,11 @@ def _add(
     env: Mapping[str, str],
     where: str,
 ) -> None:
+    from aish.config.validation import ValidationError, validate_server  # pydantic, now
+
     try:
         expanded = _expanded(table, env)
-        resolved.servers[name] = McpServer.model_validate(expanded)
+        resolved.servers[name] = validate_server(expanded)
     except MissingVariable as missing:
         resolved.warnings.append(f"{where}: skipped: ${{{missing.name}}} is not set")
     except ValidationError as exc:

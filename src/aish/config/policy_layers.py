@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from aish.config.layers import FileLayer, Layer
 from aish.config.schema import AishConfig, PolicyRuleConfig
 
@@ -121,10 +119,14 @@ def _strings(value: object) -> list[str]:
 
 def _tables(value: object) -> list[PolicyRuleConfig]:
     """The valid rule tables of one layer (an invalid one was reported by validation)."""
-    tables = []
-    for item in value if isinstance(value, list) else []:
+    tables: list[PolicyRuleConfig] = []
+    if not isinstance(value, list) or not value:
+        return tables
+    from aish.config.validation import ValidationError, validate_rule  # pydantic, only now
+
+    for item in value:
         try:
-            tables.append(PolicyRuleConfig.model_validate(item))
+            tables.append(validate_rule(item))
         except ValidationError:
             continue
     return tables

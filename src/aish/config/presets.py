@@ -7,11 +7,11 @@ everything else does, because a secret that reaches a remote server cannot be ca
 from __future__ import annotations
 
 import re
-from typing import Literal
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from aish.config.field_checks import After, setting
 from aish.endpoints import Api, is_loopback_endpoint
 
 __all__ = [
@@ -54,59 +54,58 @@ def check_http_url(value: str) -> str:
     return value.rstrip("/")
 
 
-class Price(BaseModel):
+# What pydantic is told about every schema class (read only when a config is validated).
+FORBID_UNKNOWN: Final = {"extra": "forbid"}
+
+
+def _api_key_env_is_a_name(value: str | None) -> str | None:
+    if value is not None and not _ENV_NAME.fullmatch(value):
+        raise ValueError(
+            "must be the NAME of an environment variable (like OPENAI_API_KEY), not the key itself"
+        )
+    return value
+
+
+@dataclass
+class Price:
     """Dollars per million tokens; unset parts fall back to the bundled price table."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    __pydantic_config__ = FORBID_UNKNOWN
 
-    input: float | None = Field(default=None, ge=0)
-    output: float | None = Field(default=None, ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
+    input: float | None = setting(None, ge=0)
+    output: float | None = setting(None, ge=0)
+    cached_input: float | None = setting(None, ge=0)
 
 
-class ModelPreset(BaseModel):
+@dataclass
+class ModelPreset:
     """A named model: where it lives, which protocol it speaks, and how to talk to it."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    __pydantic_config__ = FORBID_UNKNOWN
 
-    endpoint: str
-    model: str = Field(min_length=1)
+    endpoint: Annotated[str, After(check_http_url)]
+    model: str = setting(min_length=1)
     api: Api = "openai"
     # The NAME of the variable holding the key; the key itself stays out of the file.
-    api_key_env: str | None = None
+    api_key_env: Annotated[str | None, After(_api_key_env_is_a_name)] = None
     # Allowed because some users insist; loading one from a file produces a warning.
     api_key: str | None = None
     # The idle timeout: the longest silence tolerated between two bytes of a reply.
-    timeout_s: float = Field(default=60.0, gt=0)
-    connect_timeout_s: float = Field(default=5.0, gt=0)
-    max_tokens: int | None = Field(default=None, gt=0)
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    timeout_s: float = setting(60.0, gt=0)
+    connect_timeout_s: float = setting(5.0, gt=0)
+    max_tokens: int | None = setting(None, gt=0)
+    temperature: float | None = setting(None, ge=0, le=2)
     price: Price | None = None
     # None: decided by the endpoint's locality (see `effective_secrets`).
     secrets: SecretsMode | None = None
     # Offer MCP tools to this model; `false` for small local models that handle them badly.
     tools: bool = True
-    max_retries: int = Field(default=2, ge=0, le=10)
+    max_retries: int = setting(2, ge=0, le=10)
     # Characters of one reply (text, reasoning and tool-call arguments) read before the
     # stream is closed and the reply cut with a notice: a broken or hostile server cannot
     # fill memory. Two million is far beyond any model's longest answer (about
     # 500,000 tokens), and leaves room for a 1 MB reply.
-    max_reply_chars: int = Field(default=2_000_000, gt=0)
-
-    @field_validator("endpoint")
-    @classmethod
-    def _endpoint_is_http(cls, value: str) -> str:
-        return check_http_url(value)
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _api_key_env_is_a_name(cls, value: str | None) -> str | None:
-        if value is not None and not _ENV_NAME.fullmatch(value):
-            raise ValueError(
-                "must be the NAME of an environment variable (like OPENAI_API_KEY), "
-                "not the key itself"
-            )
-        return value
+    max_reply_chars: int = setting(2_000_000, gt=0)
 
     def effective_secrets(self) -> SecretsMode:
         """`scrub` unless set otherwise or the endpoint is on this machine."""

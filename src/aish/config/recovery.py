@@ -9,18 +9,18 @@ a whole layer set aside, with a warning saying so.
 from __future__ import annotations
 
 import difflib
-import types
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Union, get_args, get_origin
-
-from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from aish.config.layers import Layer, Problem, existing_depth, merge
 from aish.config.schema import AishConfig
+from aish.config.schema_fields import fields_of, is_section, without_none
 from aish.config.toml_locations import KeyPath
+from aish.config.validation import ValidationError, is_unknown_key, validate_config
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 # Each round removes every key the previous validation flagged; errors that only show up once
 # others are fixed (a default_model naming a dropped preset) need another round or two.
@@ -32,6 +32,7 @@ _MAX_SHOWN_VALUE = 40
 _FRIENDLY = {
     "model_type": "must be a table",
     "model_attributes_type": "must be a table",
+    "dataclass_type": "must be a table",
     "dict_type": "must be a table",
     "list_type": "must be an array",
     "string_type": "must be a string",
@@ -54,7 +55,7 @@ def validate_layers(layers: Sequence[Layer]) -> tuple[AishConfig, list[str]]:
     warnings: list[str] = []
     for _ in range(MAX_ROUNDS):
         try:
-            return AishConfig.model_validate(merge_all(layers)), warnings
+            return validate_config(merge_all(layers)), warnings
         except ValidationError as exc:
             if not _drop_offending(exc, layers, warnings):
                 break
@@ -66,7 +67,7 @@ def validate_layers(layers: Sequence[Layer]) -> tuple[AishConfig, list[str]]:
             f"{layer.title()}: still invalid after dropping bad keys; all of it ignored"
         )
         try:
-            return AishConfig.model_validate(merge_all(layers)), warnings
+            return validate_config(merge_all(layers)), warnings
         except ValidationError:
             continue
     return AishConfig(), warnings
@@ -93,7 +94,7 @@ def _drop_offending(exc: ValidationError, layers: Sequence[Layer], warnings: lis
         if (index, path) in retried:
             continue
         # `AISH_DEFAULT_MODEL=123` parsed as a number; as text it may well be right.
-        if error["type"] != "extra_forbidden" and layers[index].retry_as_text(path):
+        if not is_unknown_key(error["type"]) and layers[index].retry_as_text(path):
             retried.add((index, path))
             continue
         problem = _problem(error, loc, path)
@@ -126,7 +127,7 @@ def _problem(error: ErrorDetails, loc: KeyPath, path: KeyPath) -> Problem:
     kind = error["type"]
     if kind == "missing" and len(loc) > len(path):
         return Problem(loc[: len(path) + 1], path, "required key missing")
-    if kind == "extra_forbidden":
+    if is_unknown_key(kind):
         return Problem(path, path, "unknown key", unknown_key=True, suggestion=_suggest(path))
     message = _FRIENDLY.get(kind) or error["msg"].removeprefix("Value error, ")
     message = message.replace("Input should be", "must be", 1)
@@ -161,7 +162,7 @@ def _suggest(path: KeyPath) -> str | None:
     model = _model_at(path[:-1])
     if not isinstance(name, str) or model is None:
         return None
-    matches = difflib.get_close_matches(name, list(_fields(model)), n=1, cutoff=0.6)
+    matches = difflib.get_close_matches(name, list(fields_of(model)), n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 
@@ -174,39 +175,24 @@ def _is_credential(path: KeyPath) -> bool:
 
 def _is_required(path: KeyPath) -> bool:
     model = _model_at(path[:-1])
-    info = None if model is None else _fields(model).get(str(path[-1]))
-    return info is not None and info.is_required()
+    info = None if model is None else fields_of(model).get(str(path[-1]))
+    return info is not None and info.required
 
 
-def _model_at(table: KeyPath) -> type[BaseModel] | None:
-    """The schema model describing the table at `table`, if it is one."""
+def _model_at(table: KeyPath) -> type | None:
+    """The schema class describing the table at `table`, if it is one."""
     annotation: Any = AishConfig
     for part in table:
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            info = _fields(annotation).get(str(part))
+        if is_section(annotation):
+            info = fields_of(annotation).get(str(part))
             if info is None:
                 return None
-            annotation = _without_none(info.annotation)
+            annotation = without_none(info.annotation)
         elif get_origin(annotation) is dict:
-            annotation = _without_none(get_args(annotation)[1])
+            annotation = without_none(get_args(annotation)[1])
         else:
             return None
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    return None
-
-
-def _fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
-    """Fields by the name written in TOML (the alias when there is one)."""
-    return {info.alias or name: info for name, info in model.model_fields.items()}
-
-
-def _without_none(annotation: Any) -> Any:
-    if get_origin(annotation) in (Union, types.UnionType):
-        remaining = [arg for arg in get_args(annotation) if arg is not type(None)]
-        if len(remaining) == 1:
-            return remaining[0]
-    return annotation
+    return annotation if is_section(annotation) else None
 
 
 def _sort_key(path: KeyPath) -> list[tuple[int, int, str]]:

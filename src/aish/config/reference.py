@@ -1,4 +1,4 @@
-"""The config reference (`docs/config.md`), generated from the pydantic models of the schema.
+"""The config reference (`docs/config.md`), generated from the classes of the schema.
 
 `render_reference()` walks `AishConfig` and every model nested in it (`ModelPreset`, `Price`,
 `McpServer`, …) and writes one entry per key path — `models.<name>.endpoint`,
@@ -14,17 +14,16 @@ Pure: nothing here reads or writes files; `main()` only prints.
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
-
+from aish.config.field_checks import Bounds
 from aish.config.schema import AishConfig
+from aish.config.schema_fields import SchemaField, fields_of, is_section, without_none
 
 __all__ = ["DESCRIPTIONS", "Entry", "entries", "key_paths", "render_reference"]
 
@@ -468,15 +467,14 @@ def _wrap(text: str, indent: str = "", rest: str | None = None) -> str:
     )
 
 
-def _walk(model: type[BaseModel], prefix: str) -> Iterator[Entry]:
+def _walk(model: type, prefix: str) -> Iterator[Entry]:
     # Plain keys first, then tables: in the rendered text a key after a table would read as
     # one of the table's keys, as it does in TOML.
-    fields = sorted(model.model_fields.items(), key=lambda item: _is_table(item[1]))
-    for name, field in fields:
-        key = field.alias or name
+    fields = sorted(fields_of(model).items(), key=lambda item: _is_table(item[1]))
+    for key, field in fields:
         path = f"{prefix}{key}"
-        annotation = _without_none(field.annotation)
-        optional = annotation is not field.annotation
+        annotation = without_none(field.annotation)
+        optional = field.optional
         if _is_model(annotation):
             yield Entry(path, "table", _default_text(field, optional), table=True)
             yield from _walk(annotation, f"{path}.")
@@ -489,14 +487,14 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[Entry]:
             yield Entry(f"{path}.<name>", "table", "none", table=True)
             yield from _walk(inner, f"{path}.<name>.")
         else:
-            kind = _type_text(annotation) + _bounds(field.metadata)
+            kind = _type_text(without_none(field.shown)) + _bounds(field.bounds)
             if optional:
                 kind += ", or unset"
             yield Entry(path, kind, _default_text(field, optional), table=False)
 
 
-def _is_table(field: FieldInfo) -> bool:
-    annotation = _without_none(field.annotation)
+def _is_table(field: SchemaField) -> bool:
+    annotation = without_none(field.annotation)
     if get_origin(annotation) is dict:
         return _is_model(get_args(annotation)[1])
     if get_origin(annotation) is list:
@@ -505,16 +503,7 @@ def _is_table(field: FieldInfo) -> bool:
 
 
 def _is_model(annotation: Any) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-
-def _without_none(annotation: Any) -> Any:
-    """`X | None` → `X`; anything else as it is."""
-    if get_origin(annotation) in (Union, types.UnionType):
-        rest = [arg for arg in get_args(annotation) if arg is not type(None)]
-        if len(rest) == 1:
-            return rest[0]
-    return annotation
+    return is_section(annotation)
 
 
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -529,8 +518,10 @@ def _type_text(annotation: Any) -> str:
         return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
     if origin is Annotated:
         inner, *extras = get_args(annotation)
-        metadata = [m for extra in extras if isinstance(extra, FieldInfo) for m in extra.metadata]
-        return _type_text(inner) + _bounds(metadata)
+        bounds = {
+            k: v for extra in extras if isinstance(extra, Bounds) for k, v in extra.bounds.items()
+        }
+        return _type_text(inner) + _bounds(bounds)
     if origin is list:
         return f"list of {_plural(_type_text(get_args(annotation)[0]))}"
     if origin is dict:
@@ -548,14 +539,8 @@ def _plural(text: str) -> str:
     return text
 
 
-def _bounds(metadata: list[Any]) -> str:
-    """` ≥ 1`, ` > 0`, ` from 0 to 2` from pydantic's annotated-types constraints."""
-    found: dict[str, Any] = {}
-    for item in metadata:
-        for attribute in ("ge", "gt", "le", "lt", "min_length"):
-            value = getattr(item, attribute, None)
-            if value is not None:
-                found[attribute] = value
+def _bounds(found: dict[str, Any]) -> str:
+    """` ≥ 1`, ` > 0`, ` from 0 to 2` from a key's bounds."""
     if "ge" in found and "le" in found:
         return f" from {found['ge']} to {found['le']}"
     symbols = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
@@ -567,13 +552,13 @@ def _bounds(metadata: list[Any]) -> str:
     return (", " if parts == ["not empty"] else " ") + ", ".join(parts)
 
 
-def _default_text(field: FieldInfo, optional: bool) -> str:
-    if field.is_required():
+def _default_text(field: SchemaField, optional: bool) -> str:
+    if field.required:
         return "none (required)"
-    value = field.get_default(call_default_factory=True)
-    if value is None or value is PydanticUndefined:
+    value = field.default
+    if value is None:
         return "unset"
-    if isinstance(value, BaseModel):
+    if dataclasses.is_dataclass(value):
         return "the defaults below"
     return f"`{_toml(value)}`"
 

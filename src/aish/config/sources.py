@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from aish.config.layers import dotted, leaves
 from aish.config.project import shown_value
+from aish.config.schema_fields import toml_data
 from aish.config.toml_locations import KeyPath
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def project_line(loaded: LoadedConfig) -> str:
 
 def config_sources_lines(loaded: LoadedConfig) -> list[str]:
     """`key = value  (source)` for every leaf of the effective config, in schema order."""
-    data = loaded.config.model_dump(by_alias=True, mode="json")
+    data = toml_data(loaded.config)
     return [
         f"{dotted(path)} = {shown_value(path, value)}  ({source_of(loaded.sources, path)})"
         for path, value in leaves(data)
