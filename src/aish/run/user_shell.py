@@ -27,7 +27,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aish.conversation.context import CommandRun
-from aish.run.authorized import redeem
 from aish.run.record import Record, as_command_run
 
 if TYPE_CHECKING:
@@ -232,6 +231,8 @@ class UserShell:
     async def run_authorized(self, authorization: Authorization) -> CommandRun:
         """Run what the gate authorized; anything it did not issue, did not allow, or already
         ran is refused (`gate.Unauthorized`) before the shell sees it."""
+        from aish.run.authorized import redeem  # the gate loads with the first proposal
+
         approved = redeem(authorization, "command")
         snapshot = None
         if self.undo is not None:
@@ -253,6 +254,8 @@ class UserShell:
         """Start what the gate authorized as a background job (`CMD&:`) of this shell; it
         does not hold the prompt. Anything the gate did not issue for the background is
         refused (`gate.Unauthorized`); `JobNotStarted` says why a job could not start."""
+        from aish.run.authorized import redeem
+
         approved = redeem(authorization, "background command")
         from aish.run.jobs import launch_job
 

@@ -17,22 +17,8 @@ import shutil
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
-from aish.agent.events import (
-    AgentEvent,
-    UsageRecorded,
-)
-from aish.agent.gate import Answer, EditCancelled, HaltAnswer, Verdict
 from aish.ui import type_ahead
 from aish.ui.render.cmd_lines import CmdLineSplitter
-from aish.ui.render.norris_frames import (
-    HALT_KEYS,
-    HALT_QUESTION,
-    INPUT_KEYS,
-    INPUT_QUESTION,
-    NorrisEvent,
-    norris_pieces,
-)
-from aish.ui.render.reply import ReplyPrinter
 from aish.ui.render.visible_text import visible
 
 if TYPE_CHECKING:
@@ -40,10 +26,14 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from aish.agent.diffs import ProposedDiff
+    from aish.agent.events import AgentEvent, UsageRecorded
+    from aish.agent.gate import Answer, HaltAnswer, Verdict
     from aish.agent.norris import TakeOverAnswer
     from aish.agent.outbound import Outbound
     from aish.run.input_wait import InputWait
     from aish.ui.render.markdown_stream import MarkdownStream
+    from aish.ui.render.norris_frames import NorrisEvent
+    from aish.ui.render.reply import ReplyPrinter
 
 _A = TypeVar("_A", bound=str)
 
@@ -83,9 +73,22 @@ class ChatView:
         self.notices = 0
         self._console_cache: Console | None = None
         self._editor: PromptSession[str] | None = None
-        self._printer = ReplyPrinter(self, show_reasoning=show_reasoning)
+        self._show_reasoning = show_reasoning
+        self._printer_made: ReplyPrinter | None = None
+        self._on_usage: Callable[[UsageRecorded], None] | None = None
 
     # ---- rendering -------------------------------------------------------------------------
+
+    @property
+    def _printer(self) -> ReplyPrinter:
+        """Made at the first reply: the agent's event types need not load before the first
+        prompt (they are a tenth of aish's start-up)."""
+        if self._printer_made is None:
+            from aish.ui.render.reply import ReplyPrinter
+
+            self._printer_made = ReplyPrinter(self, show_reasoning=self._show_reasoning)
+            self._printer_made.on_usage = self._on_usage
+        return self._printer_made
 
     def render(self, event: AgentEvent) -> None:
         self._printer.render(event)
@@ -93,11 +96,13 @@ class ChatView:
     @property
     def on_usage(self) -> Callable[[UsageRecorded], None] | None:
         """Told about every model call's usage (the session's ledger); None: nobody."""
-        return self._printer.on_usage
+        return self._on_usage
 
     @on_usage.setter
     def on_usage(self, note: Callable[[UsageRecorded], None] | None) -> None:
-        self._printer.on_usage = note
+        self._on_usage = note
+        if self._printer_made is not None:
+            self._printer_made.on_usage = note
 
     # ---- the reply printer's surface ---------------------------------------------------------
 
@@ -129,6 +134,8 @@ class ChatView:
         self._write(f"aish: {visible(message)}\n", style="red")
 
     def frame(self, event: NorrisEvent) -> None:
+        from aish.ui.render.norris_frames import norris_pieces
+
         self.end_line()  # a frame or banner never starts mid-line
         width = shutil.get_terminal_size().columns
         self.notices += 1
@@ -291,6 +298,8 @@ class ChatView:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+        from aish.ui.render.norris_frames import HALT_KEYS, HALT_QUESTION
+
         keys = KeyBindings()
         for key, answer in HALT_KEYS.items():
             keys.add(key)(lambda event, answer=answer: event.app.exit(result=answer))
@@ -319,6 +328,8 @@ class ChatView:
         """`[t]ake over / [s]top it / [a]bort` for a step that waits for terminal input (the
         `Halt` banner, already drawn, showed its prompt). Ctrl-C and Ctrl-D abort; a bare
         Enter answers nothing (the question stays)."""
+        from aish.ui.render.norris_frames import INPUT_KEYS, INPUT_QUESTION
+
         while True:
             answer = await self.ask_key(INPUT_QUESTION, INPUT_KEYS)
             if answer is None:
@@ -353,6 +364,8 @@ class ChatView:
 
     async def edit_command(self, command: str) -> str | None:
         from prompt_toolkit import PromptSession
+
+        from aish.agent.gate import EditCancelled
 
         editor: PromptSession[str] = PromptSession()
         try:

@@ -17,10 +17,8 @@ import signal
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from aish.agent import gate
 from aish.agent.routing import KnownCommands, paths_under, route_line
 from aish.agent.session_approvals import SessionApprovals
-from aish.agent.shell_facts import ShellFactsSource
 from aish.conversation.context import CommandRun, Conversation
 from aish.run.record import record_run
 from aish.run.undo import UndoRecorder
@@ -44,8 +42,10 @@ if TYPE_CHECKING:
     from prompt_toolkit.auto_suggest import AutoSuggest
     from prompt_toolkit.history import History
 
+    from aish.agent import gate
     from aish.agent.memory_summary import Candidate
     from aish.agent.norris import NorrisBounds, NorrisResult
+    from aish.agent.shell_facts import ShellFactsSource
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
     from aish.run.agent_shell import AgentShell
@@ -104,7 +104,7 @@ class Repl:
             terminal=(self._io.stdin_fd, self._io.stdout_fd),
         )
         self._commands.on_job_end = self._job_ended
-        self._user_shell_facts = ShellFactsSource(self._commands.state_report)
+        self._shell_facts: ShellFactsSource | None = None
         self._known: KnownCommands | None = None
         self._quit = False
         self._current: asyncio.Task[None] | None = None
@@ -267,7 +267,7 @@ class Repl:
             self._view,
             self.run_authorized,
             self.shell_cwd,
-            shell_facts=self._user_shell_facts,
+            shell_facts=self._user_shell_facts(),
             tools=self._mcp.tool_options(),
             start_job=self._commands.start_job,
             delegator=self.session.delegator(self._delegated),
@@ -298,7 +298,7 @@ class Repl:
             active,
             self._view,
             self.shell_cwd,
-            shell_facts=self._user_shell_facts,
+            shell_facts=self._user_shell_facts(),
             tools=self._mcp.tool_options(),
         )
         with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
@@ -347,6 +347,8 @@ class Repl:
             return
         models = self.session.norris_models(active, self._view.render)
 
+        from aish.agent.shell_facts import ShellFactsSource
+
         async def run_in(agent: AgentShell, sandbox: Sandbox | None) -> None:
             run = self.session.norris_run(
                 goal,
@@ -370,6 +372,7 @@ class Repl:
         """A chat reply's `DELEGATE:` line, after the user's yes: a bounded sub-run in a shell
         of the agent's own, as `:norris` would run it (the same sandbox choice)."""
         from aish.agent.norris import NorrisResult
+        from aish.agent.shell_facts import ShellFactsSource
 
         results: list[NorrisResult] = []
 
@@ -494,9 +497,11 @@ class Repl:
         return await self._view.ask_key(question, keys)
 
     async def edit_line(self, text: str) -> str | None:
+        from aish.agent.gate import EditCancelled
+
         try:
             return await self._view.edit_command(text)
-        except gate.EditCancelled:
+        except EditCancelled:
             return None
 
     async def summarize_memory(self) -> list[Candidate]:
@@ -585,6 +590,15 @@ class Repl:
             known.result() if known is not None and known.done() and not known.exception() else None
         )
         return (names.names if names is not None else frozenset()) | self._commands.names
+
+    def _user_shell_facts(self) -> ShellFactsSource:
+        """What the gate judges chat commands against: the user's shell as it is when asked
+        (made at the first question: the first prompt does not need the gate's parts)."""
+        if self._shell_facts is None:
+            from aish.agent.shell_facts import ShellFactsSource
+
+            self._shell_facts = ShellFactsSource(self._commands.state_report)
+        return self._shell_facts
 
     def _known_with_shell(self) -> KnownCommands:
         assert self._known is not None
