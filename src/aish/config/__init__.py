@@ -1,4 +1,5 @@
-"""Configuration: the pydantic schema, layered loading (defaults < user file < trusted project
+"""Configuration: the schema (plain dataclasses, validated with pydantic only when a config's
+sources changed), layered loading (defaults < user file < trusted project
 file < AISH_* environment < CLI flags), XDG paths and zero-config autodetection of model servers.
 
 Imports no other room (`aish.errors` and `aish.endpoints` are shared leaves, not rooms): turning

@@ -1,12 +1,13 @@
 """The validated config kept on disk, keyed by everything it was made from.
 
-Validating the layers builds pydantic's schema for every section (tens of milliseconds at
-every start, before the first prompt). The result depends only on the bytes of the files read
+Validating the layers imports pydantic and builds its schema for every section (a third of the
+time to the first prompt). The result depends only on the bytes of the files read
 (user file, system policy, the trusted project file and its recorded digest), the `AISH_*`
 variables, the flags and aish's own config code, so it is kept under the sha256 of all of
 them: the next start with the same sources takes it as it is, and any change to any of them
 (an edited file, a new variable, a trust given or revoked, another version of aish) is a
-different key and a fresh load with fresh warnings.
+different key and a fresh load with fresh warnings. The schema's classes are plain
+dataclasses, so taking a kept config imports no pydantic.
 
 Nothing is kept when the load probed the network (zero-config autodetection: servers come
 and go) or when a preset's API key came from a variable or a flag (a key named in the
