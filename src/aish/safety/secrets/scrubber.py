@@ -143,4 +143,3 @@ class SecretVault:
             if len(value) >= _MIN_LEARNED and value not in self._known:
                 self._know(value, type_)
         return name
-

@@ -11,9 +11,9 @@ A run then grows across short gaps to the next piece of the same form (an `od -c
 `xxd` ASCII column, the last short line of a dump), so no tail is left behind.
 
 The forms of a value are built once, when a scan first needs them (`KnownShapes.add`), and
-indexed by their 6-character pieces. A scan samples the skeleton every 6 characters and asks the index
-about each sample in one set intersection: any run of 11 or more characters holds a sample, so
-a scan is linear in the text and does not grow with the number of known values.
+indexed by their 6-character pieces. A scan samples the skeleton every 6 characters and asks the
+index about each sample in one set intersection: any run of 11 or more characters holds a
+sample, so a scan is linear in the text and does not grow with the number of known values.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ _PREFIXES = re.compile(r"\\x|0x|^[ \t]*\d{1,9}\t|^[0-9a-fA-F]{6,16}(?::[ ]| {1,2
 _SEPARATOR_CHARS = " \t\n\r\f\v,;:'\"`|\\._/%()[]+=-"
 _SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
 _DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
+_SEPARATOR_BYTES = _SEPARATOR_CHARS.encode("ascii")
 _GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
 _SAMPLES = re.compile(r".{6}", re.DOTALL)
 _ALL_SAMPLES = re.compile(r"(?=(.{6}))", re.DOTALL)  # at every offset: a form's side
@@ -54,10 +55,16 @@ _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:([^@\s/]+)@", re.IGN
 
 def skeleton(text: str) -> str:
     """`text` without line prefixes and separators: `g h p _ Q 7` and `ghp_Q7` are both
-    `ghpQ7`. (`str.translate` deletes in C, twenty times faster than a regex substitution.)"""
+    `ghpQ7`. (`translate` deletes in C, twenty times faster than a regex substitution; but
+    `str.translate` takes a slow path for text that is not all ASCII, so such text has its
+    separators deleted from its UTF-8 bytes: they are ASCII, which no other character's
+    bytes hold.)"""
     if _has_prefixes(text):
         text = _PREFIXES.sub("", text)
-    return text.translate(_DELETE_SEPARATORS)
+    if text.isascii():
+        return text.translate(_DELETE_SEPARATORS)
+    raw = text.encode("utf-8", "surrogatepass").translate(None, _SEPARATOR_BYTES)
+    return raw.decode("utf-8", "surrogatepass")
 
 
 def _has_prefixes(text: str) -> bool:
