@@ -145,19 +145,28 @@ HTPASSWD = Anchored(_HTPASSWD, at_cased_heads("htpasswd"))
 _SENSITIVE_HEADS = (
     "token", "secret", "pass", "pw", "key", "auth", "credential", "cookie", "session", "dsn"
 )  # fmt: skip
-# Searched up to a sensitive part: its name's start. Tried where a run of name characters
-# starts, so a search is linear in the window.
-_NAME_RUN = re.compile(r"(?:^|(?<=[^\w.-]))[\w.-]{1,82}\Z")
+# From a sensitive part: the rest of its name and what an assignment puts after a name.
+_NAME_THEN_SEPARATOR = re.compile(r"[\w.-]*[\"']?[ \t]*(?:=>|=(?![=>])|:(?![/:]))")
+_NOT_NAME = re.compile(r"[^\w.-]")
 
 
 def _sensitive_name_starts(text: str, folded: str | None) -> list[int]:
     """An assignment to a sensitive name starts where its name does, or at a quote just
-    before: names are whole runs of `[\\w.-]` (the look-behind sees to that)."""
+    before: names are whole runs of `[\\w.-]` (the look-behind sees to that), so a part
+    followed by no separator is in no assignment, and the name's start is the first character
+    before the part that is no name character (searched for in the text reversed)."""
     starts: set[int] = set()
+    backwards = ""
     for head in positions(fold(text) if folded is None else folded, _SENSITIVE_HEADS):
-        run = _NAME_RUN.search(text, max(0, head - 81), head + 1)
-        if run is not None:
-            starts.update((max(0, run.start() - 1), run.start()))
+        if _NAME_THEN_SEPARATOR.match(text, head) is None:
+            continue
+        backwards = backwards or text[::-1]
+        mirrored = len(text) - head  # where the character before `head` stands, reversed
+        before = _NOT_NAME.search(backwards, mirrored, mirrored + 82)
+        if before is None and mirrored + 82 < len(text):
+            continue  # a name longer than a name can be
+        start = len(text) - before.start() if before is not None else 0
+        starts.update((max(0, start - 1), start))
     return sorted(starts)
 
 
