@@ -27,12 +27,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
+from aish.safety.secrets.anchors import matches_from, positions
+
 Span = tuple[int, int, str]
 
 # Taken out first: the prefixes of escaped bytes (`\x67`, `0x67`), and what a dump or a line
 # numberer puts at the start of each line (`00000010: ` of xxd, `0000020 ` of od, `     3\t`
 # of `cat -n` and `nl`), so that `fold -w4 | cat -n` or `od -w4 -c` leave the value whole.
 _PREFIXES = re.compile(r"\\x|0x|^[ \t]*\d{1,9}\t|^[0-9a-fA-F]{6,16}(?::[ ]| {1,2})", re.MULTILINE)
+# The line starts at which one of the last two can match (the regex engine would try `^` at
+# every position of the text, 30 ms a megabyte).
+_PREFIXED_LINE = re.compile(r"\n(?=[ \t\da-fA-F])")
 # Then what tools put between the characters or bytes of a value: white space and punctuation
 # (`fold`, `sed 's/./& /g'`, `od`, `aa:bb` lists, Python's list of characters, `%67`).
 # Base64's `+/=` and `-_` go too, so its standard and URL-safe alphabets share a skeleton.
@@ -60,7 +65,7 @@ def skeleton(text: str) -> str:
     separators deleted from its UTF-8 bytes: they are ASCII, which no other character's
     bytes hold.)"""
     if _has_prefixes(text):
-        text = _PREFIXES.sub("", text)
+        text = _without(text, _prefixes(text))
     if text.isascii():
         return text.translate(_DELETE_SEPARATORS)
     raw = text.encode("utf-8", "surrogatepass").translate(None, _SEPARATOR_BYTES)
@@ -69,6 +74,28 @@ def skeleton(text: str) -> str:
 
 def _has_prefixes(text: str) -> bool:
     return "\\x" in text or "0x" in text or "\n" in text
+
+
+def _prefixes(text: str) -> list[re.Match[str]]:
+    """`_PREFIXES.finditer(text)`, tried only where a match can start: at `\\x`, at `0x`, and
+    at the start of a line that begins like a dump's offset or a line number."""
+    starts = positions(text, ("\\x", "0x"))
+    starts.extend(line.end() for line in _PREFIXED_LINE.finditer(text))
+    starts.append(0)
+    return list(matches_from(_PREFIXES, text, sorted(set(starts))))
+
+
+def _without(text: str, stretches: list[re.Match[str]]) -> str:
+    """`text` with the matched stretches taken out."""
+    if not stretches:
+        return text
+    kept = []
+    position = 0
+    for stretch in stretches:
+        kept.append(text[position : stretch.start()])
+        position = stretch.end()
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _folded(text: str) -> str:
@@ -382,8 +409,9 @@ class _PositionMap:
     """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`."""
 
     def __init__(self, text: str) -> None:
-        self._prefixes = _Removals(_PREFIXES.finditer(text) if _has_prefixes(text) else ())
-        middle = _PREFIXES.sub("", text) if self._prefixes else text
+        prefixes = _prefixes(text) if _has_prefixes(text) else []
+        self._prefixes = _Removals(prefixes)
+        middle = _without(text, prefixes)
         self._separators = _Removals(_SEPARATOR_RUNS.finditer(middle))
 
     def start(self, offset: int) -> int:
