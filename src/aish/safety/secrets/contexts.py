@@ -88,6 +88,11 @@ _LONG_FLAG = re.compile(
     r"|api-?key|access-key|secret-key|auth-key)(?:=|[ \t]+)" + _WORD
 )
 _LONG_FLAG_WORDS = ("pass", "pwd", "token", "secret", "apikey", "api-key", "access-key", "auth-key")
+# The flag's keyword and what follows it: a keyword followed by neither ends no such flag.
+_LONG_FLAG_END = re.compile(
+    r"(?i)(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key|secret-key"
+    r"|auth-key)(?:=|[ \t])"
+)
 _KEYWORD_VALUE = re.compile(r"(?i)(?:token|secret|apikey|api[-_]key)(?![\w-])[ \t]+" + _WORD)
 _PASSWORD_VALUE = re.compile(r"(?i)(?:password|passwd|passphrase)(?![\w-])[ \t]+" + _WORD)
 _SHORT_FLAG = re.compile(literal_first(r"(?<![\w-])-[tkaT][ \t]+" + _WORD))
@@ -121,9 +126,12 @@ def _url_starts(text: str, _folded: str | None) -> list[int]:
 
 
 def _long_flag_starts(text: str, folded: str | None) -> list[int]:
-    """A `--…password` flag starts at a dash at most 42 characters before its keyword."""
+    """A `--…password` flag starts at a dash at most 42 characters before its keyword, which
+    a separator follows."""
     starts: set[int] = set()
     for word in positions(fold(text) if folded is None else folded, _LONG_FLAG_WORDS):
+        if _LONG_FLAG_END.match(text, word) is None:
+            continue
         dash = text.find("-", max(0, word - 42), word)
         while dash != -1:
             starts.add(dash)
