@@ -71,8 +71,7 @@ class SecretVault:
 
     def _know(self, value: str, type_: str) -> None:
         self._known[value] = type_
-        if not _already_a_shape(value, self._shapes):
-            self._shapes.add(value, type_)
+        self._shapes.add_unless_a_shape(value, type_)
 
     def scrub(self, text: str) -> str:
         """`text` with every secret replaced by its placeholder. Learns the `.env`-style values
@@ -144,9 +143,3 @@ class SecretVault:
             if len(value) >= _MIN_LEARNED and value not in self._known:
                 self._know(value, type_)
         return name
-
-
-def _already_a_shape(value: str, shapes: KnownShapes) -> bool:
-    """Whether `value` is one known value's shape already (a reversed token, a hex dump of
-    one, found and replaced): its own shapes would add nothing but work to every scan."""
-    return any(end - start >= len(value) - 2 for start, end, _ in shapes.spans(value))

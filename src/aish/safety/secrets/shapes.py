@@ -10,10 +10,10 @@ holds a run of it at least `_MIN_RUN` characters long (or the whole form, when i
 A run then grows across short gaps to the next piece of the same form (an `od -c` offset, an
 `xxd` ASCII column, the last short line of a dump), so no tail is left behind.
 
-The forms of a value are built once, when the value is learned (`KnownShapes.add`), and indexed
-by their 6-character pieces. A scan samples the skeleton every 6 characters and asks the index
-about each sample in one set intersection: any run of 11 or more characters holds a sample, so
-a scan is linear in the text and does not grow with the number of known values.
+The forms of a value are built once, when a scan first needs them (`KnownShapes.add`), and
+indexed by their 6-character pieces. A scan samples the skeleton every 6 characters and asks the
+index about each sample in one set intersection: any run of 11 or more characters holds a
+sample, so a scan is linear in the text and does not grow with the number of known values.
 """
 
 from __future__ import annotations
@@ -27,20 +27,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
+from aish.safety.secrets.anchors import matches_from, positions
+
 Span = tuple[int, int, str]
 
 # Taken out first: the prefixes of escaped bytes (`\x67`, `0x67`), and what a dump or a line
 # numberer puts at the start of each line (`00000010: ` of xxd, `0000020 ` of od, `     3\t`
 # of `cat -n` and `nl`), so that `fold -w4 | cat -n` or `od -w4 -c` leave the value whole.
 _PREFIXES = re.compile(r"\\x|0x|^[ \t]*\d{1,9}\t|^[0-9a-fA-F]{6,16}(?::[ ]| {1,2})", re.MULTILINE)
+# The line starts at which one of the last two can match (the regex engine would try `^` at
+# every position of the text, 30 ms a megabyte).
+_PREFIXED_LINE = re.compile(r"\n(?=[ \t\da-fA-F])")
 # Then what tools put between the characters or bytes of a value: white space and punctuation
 # (`fold`, `sed 's/./& /g'`, `od`, `aa:bb` lists, Python's list of characters, `%67`).
 # Base64's `+/=` and `-_` go too, so its standard and URL-safe alphabets share a skeleton.
 _SEPARATOR_CHARS = " \t\n\r\f\v,;:'\"`|\\._/%()[]+=-"
 _SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
 _DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
+_SEPARATOR_BYTES = _SEPARATOR_CHARS.encode("ascii")
 _GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
 _SAMPLES = re.compile(r".{6}", re.DOTALL)
+_ALL_SAMPLES = re.compile(r"(?=(.{6}))", re.DOTALL)  # at every offset: a form's side
 _MIN_RUN = 12  # characters of a text-like form (the value, reversed, rot13, base64, base32)
 _MIN_DIGIT_RUN = 24  # characters of a hex, decimal or octal form: twelve bytes of the value
 _MIN_FORM = 8  # a shorter form could turn up by chance
@@ -53,14 +60,42 @@ _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:([^@\s/]+)@", re.IGN
 
 def skeleton(text: str) -> str:
     """`text` without line prefixes and separators: `g h p _ Q 7` and `ghp_Q7` are both
-    `ghpQ7`. (`str.translate` deletes in C, twenty times faster than a regex substitution.)"""
+    `ghpQ7`. (`translate` deletes in C, twenty times faster than a regex substitution; but
+    `str.translate` takes a slow path for text that is not all ASCII, so such text has its
+    separators deleted from its UTF-8 bytes: they are ASCII, which no other character's
+    bytes hold.)"""
     if _has_prefixes(text):
-        text = _PREFIXES.sub("", text)
-    return text.translate(_DELETE_SEPARATORS)
+        text = _without(text, _prefixes(text))
+    if text.isascii():
+        return text.translate(_DELETE_SEPARATORS)
+    raw = text.encode("utf-8", "surrogatepass").translate(None, _SEPARATOR_BYTES)
+    return raw.decode("utf-8", "surrogatepass")
 
 
 def _has_prefixes(text: str) -> bool:
     return "\\x" in text or "0x" in text or "\n" in text
+
+
+def _prefixes(text: str) -> list[re.Match[str]]:
+    """`_PREFIXES.finditer(text)`, tried only where a match can start: at `\\x`, at `0x`, and
+    at the start of a line that begins like a dump's offset or a line number."""
+    starts = positions(text, ("\\x", "0x"))
+    starts.extend(line.end() for line in _PREFIXED_LINE.finditer(text))
+    starts.append(0)
+    return list(matches_from(_PREFIXES, text, sorted(set(starts))))
+
+
+def _without(text: str, stretches: list[re.Match[str]]) -> str:
+    """`text` with the matched stretches taken out."""
+    if not stretches:
+        return text
+    kept = []
+    position = 0
+    for stretch in stretches:
+        kept.append(text[position : stretch.start()])
+        position = stretch.end()
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _folded(text: str) -> str:
@@ -151,20 +186,48 @@ def shape_forms(value: str) -> tuple[tuple[str, str | None, int], ...]:
 
 
 class KnownShapes:
-    """The shapes of the known values, indexed for scanning; grows as values are learned."""
+    """The shapes of the known values, indexed for scanning; grows as values are learned.
+
+    A value is indexed when the next scan needs it, not when it is learned: a scrub learns
+    every secret it replaces, and the index of those is only wanted by the scans after it."""
 
     def __init__(self) -> None:
         self._forms: list[Form] = []
         self._seen: set[str] = set()
-        self._grams: dict[str, list[tuple[int, int]]] = {}  # sample -> (form id, offset)
+        # sample -> the first form holding it; `_more` has the later ones, for the few samples
+        # that several forms share. Where in a form a sample stands is found when it is hit:
+        # an index of (form, offset) pairs cost ten times more to build than this one.
+        self._first: dict[str, int] = {}
+        self._more: dict[str, list[int]] = {}
         self._whole: list[int] = []  # forms shorter than their minimum run: found only whole
+        self._pending: dict[str, tuple[str, bool]] = {}  # value -> (type, unless a shape)
 
     def __len__(self) -> int:
+        self._index_pending()
         return len(self._forms)
 
     def add(self, value: str, type_: str) -> None:
         """Index `value`'s shapes (once; the first type given stays)."""
-        grams = self._grams
+        self._pending.setdefault(value, (type_, False))
+
+    def add_unless_a_shape(self, value: str, type_: str) -> None:
+        """`add`, unless `value` is already one known value's shape (a reversed token, a hex
+        dump of one, found and replaced): its own shapes would add nothing but work to every
+        scan. Judged against the values added before it, when it is indexed."""
+        self._pending.setdefault(value, (type_, True))
+
+    def _index_pending(self) -> None:
+        while self._pending:
+            value, (type_, unless_a_shape) = next(iter(self._pending.items()))
+            del self._pending[value]
+            if not (unless_a_shape and self._is_a_shape(value)):
+                self._index(value, type_)
+
+    def _is_a_shape(self, value: str) -> bool:
+        return any(end - start >= len(value) - 2 for start, end, _ in self._spans(value))
+
+    def _index(self, value: str, type_: str) -> None:
+        first, more = self._first, self._more
         for text, cased, min_run in shape_forms(value):
             if text in self._seen:
                 continue
@@ -174,20 +237,19 @@ class KnownShapes:
             if len(text) < min_run:
                 self._whole.append(form_id)
                 continue
-            count = len(text) - _GRAM + 1
-            # Built by a comprehension and merged by set operations (C speed): this is what
-            # learning a value costs, once.
-            pieces = {text[i : i + _GRAM]: [(form_id, i)] for i in range(count)}
-            if len(pieces) < count:  # a piece repeats inside the form: keep every offset
-                pieces = {}
-                for offset in range(count):
-                    pieces.setdefault(text[offset : offset + _GRAM], []).append((form_id, offset))
-            for gram in pieces.keys() & grams.keys():
-                pieces[gram] = grams[gram] + pieces[gram]
-            grams.update(pieces)
+            # Built in C (one `findall`, one `dict.fromkeys`): this is what a value costs, once.
+            pieces = dict.fromkeys(_ALL_SAMPLES.findall(text), form_id)
+            for shared in pieces.keys() & first.keys():
+                more.setdefault(shared, []).append(form_id)
+                del pieces[shared]
+            first.update(pieces)
 
     def spans(self, text: str) -> Iterator[Span]:
         """Where the known values stand in `text` in any of their shapes."""
+        self._index_pending()
+        return self._spans(text)
+
+    def _spans(self, text: str) -> Iterator[Span]:
         if not self._forms or not text:
             return
         plain = skeleton(text)
@@ -207,10 +269,10 @@ class KnownShapes:
                 if _same_case(plain[position:end], form.cased, 0):
                     yield from self._grown(skel, form, position, end, 0)
                 position = skel.find(form.text, position + 1)
-        if not self._grams:
+        if not self._first:
             return
         samples = _SAMPLES.findall(skel)
-        hits = self._grams.keys() & samples
+        hits = self._first.keys() & samples
         if not hits:
             return
         # Where the hit samples stand: found by `str.find` (hits are rare), kept when aligned.
@@ -223,7 +285,7 @@ class KnownShapes:
                 position = skel.find(sample, position + 1)
         reached: dict[int, int] = {}  # form id -> end of its last run: samples inside skip
         for position, sample in sorted(positions):
-            for form_id, offset in self._grams[sample]:
+            for form_id, offset in self._places(sample):
                 if reached.get(form_id, -1) >= position + _GRAM:
                     continue
                 form = self._forms[form_id]
@@ -239,6 +301,16 @@ class KnownShapes:
                 if end - start >= form.min_run:
                     reached[form_id] = end
                     yield from self._grown(skel, form, start, end, form_start)
+
+    def _places(self, sample: str) -> Iterator[tuple[int, int]]:
+        """(form id, offset) of every place `sample` stands in a form: forms in the order
+        they were learned, offsets in order."""
+        for form_id in (self._first[sample], *self._more.get(sample, ())):
+            form = self._forms[form_id].text
+            offset = form.find(sample)
+            while offset != -1:
+                yield form_id, offset
+                offset = form.find(sample, offset + 1)
 
     @staticmethod
     def _grown(
@@ -337,8 +409,9 @@ class _PositionMap:
     """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`."""
 
     def __init__(self, text: str) -> None:
-        self._prefixes = _Removals(_PREFIXES.finditer(text) if _has_prefixes(text) else ())
-        middle = _PREFIXES.sub("", text) if self._prefixes else text
+        prefixes = _prefixes(text) if _has_prefixes(text) else []
+        self._prefixes = _Removals(prefixes)
+        middle = _without(text, prefixes)
         self._separators = _Removals(_SEPARATOR_RUNS.finditer(middle))
 
     def start(self, offset: int) -> int:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
+from aish.safety.secrets.anchors import fold, literal_first, matches_from, positions
 from aish.safety.secrets.values import (
     looks_like_password,
     looks_like_random_token,
@@ -36,7 +37,10 @@ _XML_NAMED = re.compile(
     r"""([^"'<>\r\n]{1,500})\4|[^<>]{0,300}?>([^<>\r\n]{1,500})</\1>)"""
 )
 _PHP_DEFINE = re.compile(
-    r"""\bdefine[ \t]*\([ \t]*(["'])([A-Za-z_]\w{0,80})\1[ \t]*,[ \t]*(["'])([^"'\r\n]{1,500})\3"""
+    literal_first(
+        r"""\bdefine[ \t]*\([ \t]*(["'])([A-Za-z_]\w{0,80})\1[ \t]*,[ \t]*"""
+        r"""(["'])([^"'\r\n]{1,500})\3"""
+    )
 )
 _SUBSCRIPT = re.compile(
     r"""\[[ \t]*(["'])([A-Za-z_][\w.-]{0,80})\1[ \t]*\][ \t]*=(?!=)[ \t]*"""
@@ -130,9 +134,9 @@ def pgpass_spans(text: str) -> Iterator[Span]:
             yield match.start(1), match.end(1), "PASSWORD"
 
 
-def cookie_spans(text: str) -> Iterator[Span]:
+def cookie_spans(text: str, folded: str | None = None) -> Iterator[Span]:
     """Session-like cookies in `Cookie:`/`Set-Cookie:` headers, `curl -b`, cookie jar files."""
-    headers = list(_matches_at(_COOKIE_HEADER, text, ("cookie",)))
+    headers = list(_matches_at(_COOKIE_HEADER, text, ("cookie",), folded))
     if "-b" in text:
         headers.extend(_CURL_COOKIE.finditer(text))
     for header in headers:
@@ -178,9 +182,9 @@ def java_property_spans(text: str) -> Iterator[Span]:
             yield start, start + len(value), type_for_name(name)
 
 
-def prose_spans(text: str) -> Iterator[Span]:
+def prose_spans(text: str, folded: str | None = None) -> Iterator[Span]:
     """ "the password is X", "pw: X", "the API key for staging is X", "set it to X"."""
-    for match in _matches_at(_PROSE, text, _PROSE_HEADS):
+    for match in _matches_at(_PROSE, text, _PROSE_HEADS, folded):
         word, value = match.group(1).lower(), match.group(2).rstrip(".,;:!?)]}")
         password = word.startswith("pass") or word in ("pw", "pwd")
         judged = (
@@ -196,28 +200,13 @@ _PROSE_HEADS = ("pass", "pw", "api", "access", "token", "secret")
 
 
 def _matches_at(
-    pattern: re.Pattern[str], text: str, heads: tuple[str, ...]
+    pattern: re.Pattern[str], text: str, heads: tuple[str, ...], folded: str | None
 ) -> Iterator[re.Match[str]]:
     """`pattern`'s matches, tried only where one of `heads` starts (in any case): one `find`
     per head in C beats the regex engine trying a case-blind alternation at every position."""
-    lowered = text.lower()
-    if len(lowered) != len(text):
-        yield from pattern.finditer(text)
-        return
-    starts: set[int] = set()
-    for head in heads:
-        position = lowered.find(head)
-        while position != -1:
-            starts.add(position)
-            position = lowered.find(head, position + 1)
-    end = 0
-    for start in sorted(starts):
-        if start < end:
-            continue
-        match = pattern.match(text, start)
-        if match is not None:
-            end = match.end()
-            yield match
+    yield from matches_from(
+        pattern, text, positions(fold(text) if folded is None else folded, heads)
+    )
 
 
 def kubernetes_secret_spans(text: str) -> Iterator[Span]:
@@ -245,7 +234,7 @@ def kubernetes_secret_values(text: str) -> dict[str, str]:
 
 def _kubernetes_entries(text: str) -> Iterator[tuple[int, int, bool]]:
     """(start, end, base64-encoded) of each value in a Secret's data maps."""
-    if "Secret" not in text or "kind" not in text or not _K8S_SECRET.search(text):
+    if "Secret" not in text or not _is_kubernetes_secret(text):
         return
     for block in _YAML_DATA.finditer(text):
         indent, position = len(block.group(1)), block.end() + 1
@@ -262,16 +251,26 @@ def _kubernetes_entries(text: str) -> Iterator[tuple[int, int, bool]]:
                 yield offset + entry.start(1), offset + entry.end(1), block.group(1) == "data"
 
 
+def _is_kubernetes_secret(text: str) -> bool:
+    """Whether `_K8S_SECRET` matches: tried where each `kind` line starts, and at `"kind"`."""
+    for kind in positions(text, ("kind",)):
+        line = text.rfind("\n", 0, kind) + 1
+        if _K8S_SECRET.match(text, line) or _K8S_SECRET.match(text, max(0, kind - 1)):
+            return True
+    return False
+
+
 def _worth_scrubbing(value: str) -> bool:
     return len(value) >= 4 and not value.startswith(("$", "{{", "<"))
 
 
-def structure_spans(text: str) -> Iterator[Span]:
+def structure_spans(text: str, folded: str | None = None) -> Iterator[Span]:
+    folded = fold(text) if folded is None else folded
     yield from xml_spans(text)
     yield from code_spans(text)
     yield from pgpass_spans(text)
-    yield from cookie_spans(text)
+    yield from cookie_spans(text, folded)
     yield from query_spans(text)
     yield from java_property_spans(text)
-    yield from prose_spans(text)
+    yield from prose_spans(text, folded)
     yield from kubernetes_secret_spans(text)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from itertools import pairwise
 
 PLACEHOLDER = re.compile(r"\bAISH_SECRET_[A-Z0-9_]+?_\d+\b")
@@ -96,6 +97,7 @@ def name_parts(name: str) -> list[str]:
     return [part.lower() for part in _NAME_PARTS.findall(name)]
 
 
+@lru_cache(maxsize=4096)  # names repeat (a log says `token=` on every line); names are no secret
 def name_is_sensitive(name: str) -> bool:
     """Whether a variable, key or option named `name` would hold a secret."""
     parts = name_parts(name)
@@ -104,6 +106,7 @@ def name_is_sensitive(name: str) -> bool:
     return any(p in _SENSITIVE_PARTS or p.endswith(_SENSITIVE_SUFFIXES) for p in parts)
 
 
+@lru_cache(maxsize=4096)
 def type_for_name(name: str) -> str:
     """The placeholder type for a secret assigned to `name`: PASSWORD, TOKEN, API_KEY …"""
     parts = name_parts(name)
@@ -132,7 +135,7 @@ def _not_a_value(value: str) -> bool:
     lowered = value.lower()
     return bool(
         not value
-        or any(c.isspace() for c in value)
+        or any(map(str.isspace, value))
         or PLACEHOLDER.search(value)
         or _REFERENCE.search(value)
         or lowered in _DUMMY_WORDS
@@ -147,10 +150,10 @@ def _not_a_value(value: str) -> bool:
 
 
 def _classes(value: str) -> tuple[bool, bool, bool, bool]:
-    lower = any(c.islower() for c in value)
-    upper = any(c.isupper() for c in value)
-    digit = any(c.isdigit() for c in value)
-    symbol = any(c in _SYMBOLS for c in value)
+    lower = any(map(str.islower, value))  # `map` over a method: the loop stays in C
+    upper = any(map(str.isupper, value))
+    digit = any(map(str.isdigit, value))
+    symbol = not _SYMBOLS.isdisjoint(value)
     return lower, upper, digit, symbol
 
 

@@ -1,0 +1,259 @@
+"""The scrubber's rules tried only where a match can start (`anchors`) find exactly what the
+plain regexes find.
+
+Each fast path is held to a straightforward reference on random text built from the pieces
+the rules look for (flags, keywords, separators, quotes, URLs, planted tokens, line breaks,
+the non-ASCII letters that case-blind matching folds to ASCII): the same matches, at the same
+places, with the same groups, including where matches crowd or overlap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aish.safety.secrets import contexts, patterns, shapes, structures
+from aish.safety.secrets.anchors import (
+    Anchored,
+    fold,
+    line_matches,
+    literal_first,
+    matches_from,
+    positions,
+)
+from aish.safety.secrets.scrubber import SecretVault
+from aish.safety.secrets.shapes import KnownShapes
+
+from ..corpus_files import corpus_file
+
+_PIECES = [
+    # flags and keywords of the context rules, in several cases
+    "-p", "-P", "-w", "-u", "-U", "-t", "-k", "-a", "-T", "-D", "--user", "--proxy-user",
+    "--password", "--db-pass", "--api-key", "--Token", "-pass", "-passin", "pass:", "env:",
+    "sshpass", "htpasswd -b", "chpasswd", "| sudo chpasswd", "password", "PASSWORD", "passwd",
+    "passphrase", "token", "TOKEN", "secret", "Secret", "apikey", "api-key", "api_key", "API_KEY",
+    "auth", "Authorization", "proxy-authorization", "Bearer", "basic", "aws", "AWS_SECRET",
+    "_access_key", "key", "pw", "pwd", "credential", "cookie", "session", "dsn", "kind",
+    "kind: Secret", '"kind": "Secret"', "define(", "-us", "-us1",
+    # structure
+    "=", "==", "=>", ":", "://", "@", "/", ".", "-", "_", "%", "|", " ", " ", "  ", "\t",
+    "\n", "\n", "\r\n", '"', "'", "`", "$", "[", "]", "(", ")", ";", "&", "?",
+    "https://", "postgres://u:", "x.y", "0x", "\\x", "00000010: ", "     3\t",
+    # planted values
+    "S3cr3tPassw0rd!", "hunter2", "ghp_" + "aB3" * 12, "AKIA" + "ABCD1234" * 2,
+    "0123456789abcdef" * 2, "123456789:" + "AbC_d-" * 6, "M" + "a" * 24 + ".abcdef." + "b" * 30,
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "sk_live_" + "x9Y" * 8,
+    # whole shapes, so that random text holds them often
+    '"api_token"', "'Password'", '"token": "', "'db_pass' => '", "x-" * 6, "--" + "a-" * 12,
+    "-" + "b" * 30 + "token ", "--aws-secret-key=", "abcdefghijklmnopqrstuvwxyz01234://",
+    "0123456789abcdef" * 2 + "-us1", "echo 'bob:Pa55word!' | chpasswd",
+    # letters that case-blind matching takes for ASCII ones, and other non-ASCII
+    "\u212a", "\u017f", "\u0131", "\u0130", "é", "ü", "٣",
+]  # fmt: skip
+_TEXTS = st.lists(
+    st.one_of(st.sampled_from(_PIECES), st.text(alphabet="aZ09_.-", min_size=1, max_size=6)),
+    max_size=40,
+).map("".join)
+_FAST = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _found(matches: object) -> list[tuple[tuple[int, int], tuple[str | None, ...]]]:
+    return [(m.span(), m.groups()) for m in matches]  # type: ignore[attr-defined]
+
+
+_ANCHORED = {
+    "url password": contexts.URL_PASSWORD,
+    "auth header": contexts.AUTH_HEADER,
+    "long flag": contexts.LONG_FLAG,
+    "keyword value": contexts.KEYWORD_VALUE,
+    "password value": contexts.PASSWORD_VALUE,
+    "aws secret": contexts.AWS_SECRET,
+    "htpasswd": contexts.HTPASSWD,
+    **{
+        f"token {rule.type} {n}": Anchored(rule.pattern, rule.starts)
+        for n, rule in enumerate(patterns.TOKEN_FORMATS)
+        if rule.starts is not None
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(_ANCHORED))
+@_FAST
+@given(text=_TEXTS)
+def test_an_anchored_rule_finds_what_its_regex_finds(name: str, text: str) -> None:
+    rule = _ANCHORED[name]
+    assert _found(rule.finditer(text)) == _found(rule.pattern.finditer(text))
+    assert _found(rule.finditer(text, fold(text))) == _found(rule.pattern.finditer(text))
+
+
+@_FAST
+@given(text=_TEXTS)
+def test_sensitive_assignments_are_the_assignments_to_sensitive_names(text: str) -> None:
+    """Every match of the name pattern whose name holds a sensitive part, and no other."""
+    assert _found(contexts.SENSITIVE_ASSIGNMENT.finditer(text)) == _sensitive_reference(text)
+
+
+def _sensitive_reference(text: str) -> list[tuple[tuple[int, int], tuple[str | None, ...]]]:
+    return _found(
+        m
+        for m in contexts._INLINE_NAME.finditer(text)
+        if any(head in fold(m.group(1)) for head in contexts._SENSITIVE_HEADS)
+    )
+
+
+def _edges() -> list[str]:
+    """Texts whose match lies at, just inside and just outside each window's reach."""
+    texts = []
+    for n in range(100):
+        run = "a" * n
+        texts += [
+            f"-{run}password=S3cr3t!x9",
+            f"x --{run}token Abc123XyZ789qwerTY",
+            f"{run}://user:pw12345@host",
+            f"see h{run}://u:Secret12@x",
+            f'"{run}_token"=Abc123xyz9QQ',
+            f"x {run}token=Abc123xyz9QQ",
+            f"{run}_pw: S3cr3t!x9",
+            f"{run[:40]}:{run[:60]}x | chpasswd",
+            f"{'0' * n}:{'AbC_d-' * 6} " + "0123456789abcdef" * 2 + f"-us{n}",
+        ]
+    return texts
+
+
+@pytest.mark.parametrize("text", _edges())
+def test_matches_at_the_edge_of_reach_are_found(text: str) -> None:
+    for name, rule in _ANCHORED.items():
+        assert _found(rule.finditer(text)) == _found(rule.pattern.finditer(text)), name
+    assert _found(contexts.SENSITIVE_ASSIGNMENT.finditer(text)) == _sensitive_reference(text)
+    chpasswd = line_matches(contexts._CHPASSWD, text, positions(text, ("chpasswd",)))
+    assert _found(chpasswd) == _found(contexts._CHPASSWD.finditer(text))
+
+
+@_FAST
+@given(text=_TEXTS)
+def test_chpasswd_is_looked_for_on_its_own_lines(text: str) -> None:
+    found = line_matches(contexts._CHPASSWD, text, positions(text, ("chpasswd",)))
+    assert _found(found) == _found(contexts._CHPASSWD.finditer(text))
+
+
+@_FAST
+@given(text=_TEXTS)
+def test_a_kubernetes_secret_is_told_as_the_regex_tells_it(text: str) -> None:
+    assert structures._is_kubernetes_secret(text) == bool(structures._K8S_SECRET.search(text))
+
+
+@_FAST
+@given(text=_TEXTS)
+def test_dump_prefixes_are_the_ones_the_regex_finds(text: str) -> None:
+    assert _found(shapes._prefixes(text)) == _found(shapes._PREFIXES.finditer(text))
+
+
+@_FAST
+@given(text=_TEXTS)
+def test_a_skeleton_is_what_substitution_and_translation_make(text: str) -> None:
+    plain = shapes._PREFIXES.sub("", text) if shapes._has_prefixes(text) else text
+    assert shapes.skeleton(text) == plain.translate(shapes._DELETE_SEPARATORS)
+
+
+_MOVED = re.compile(
+    r"(?P<flags>\(\?[a-z]+\))?(?P<literal>(?:[A-Za-z0-9_-]|\\[.\[(])+)"
+    r"\(\?<!(?P<behind>.+?)\[\\s\\S\]\{\d+\}\)"
+)
+
+
+def _literal_first_regexes() -> dict[str, re.Pattern[str]]:
+    """Every compiled rule whose look-behind `literal_first` moved behind its literal."""
+    found = {}
+    for module in (contexts, structures, patterns):
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern) and _MOVED.match(value.pattern):
+                found[f"{module.__name__}.{name}"] = value
+    for n, rule in enumerate(patterns.TOKEN_FORMATS):
+        if _MOVED.match(rule.pattern.pattern):
+            found[f"token {rule.type} {n}"] = rule.pattern
+    return found
+
+
+def _as_written(fast: str) -> str:
+    """The pattern with its look-behind back in front of the literal, as a rule is written."""
+    moved = _MOVED.match(fast)
+    assert moved is not None
+    flags = moved.group("flags") or ""
+    return f"{flags}(?<!{moved.group('behind')}){moved.group('literal')}{fast[moved.end() :]}"
+
+
+_LITERAL_FIRST = _literal_first_regexes()
+
+
+def test_literal_first_covers_the_rules_it_was_meant_for() -> None:
+    names = " ".join(_LITERAL_FIRST)
+    for rule in ("_ATTACHED_P", "_CURL_USER", "_SSHPASS", "_HTPASSWD", "_PHP_DEFINE", "GITHUB"):
+        assert rule in names
+    assert literal_first(r"\bab+c") == r"a(?<!\w[\s\S]{1})b+c"  # a quantifier keeps its char
+    assert literal_first(r"\b(?:a|b)") == r"\b(?:a|b)"  # no literal: left as written
+
+
+@pytest.mark.parametrize("name", list(_LITERAL_FIRST))
+@settings(max_examples=60, deadline=None)
+@given(text=_TEXTS)
+def test_a_literal_first_rule_finds_what_it_finds_as_written(name: str, text: str) -> None:
+    fast = _LITERAL_FIRST[name]
+    written = re.compile(_as_written(fast.pattern), fast.flags)
+    assert _found(fast.finditer(text)) == _found(written.finditer(text))
+
+
+def test_fold_takes_every_letter_a_case_blind_pattern_takes_for_an_ascii_one() -> None:
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    folded = fold(every)
+    assert len(folded) == len(every)
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        for match in re.finditer(f"(?i){letter}", every):
+            assert folded[match.start()] == letter, hex(ord(match.group()))
+
+
+def test_matches_from_skips_what_a_match_covered() -> None:
+    pattern = re.compile(r"ab+")
+    assert [m.span() for m in matches_from(pattern, "abbb ab", [0, 1, 2, 5])] == [(0, 4), (5, 7)]
+
+
+def test_a_value_that_is_a_known_shape_adds_no_forms() -> None:
+    token = "ghp_" + "Zq8rT2mN4xLp" * 3
+    shapes_ = KnownShapes()
+    shapes_.add(token, "T")
+    size = len(shapes_)
+    shapes_.add_unless_a_shape(token[::-1], "T")
+    assert len(shapes_) == size
+    shapes_.add_unless_a_shape("Qw7eRt9yUi2oPa5sDf", "T")
+    assert len(shapes_) > size
+
+
+def test_a_secret_replaced_once_is_found_in_another_shape_next_time() -> None:
+    vault = SecretVault()
+    first = vault.scrub("--password S3cr3tPassw0rd!x")
+    assert "S3cr3tPassw0rd!x" not in first
+    assert "x!dr0wssaPt3rc3S" not in vault.scrub("printed backwards: x!dr0wssaPt3rc3S")
+
+
+def _corpus_texts() -> list[str]:
+    path = corpus_file("secrets.jsonl")
+    if path is None:
+        pytest.skip("secrets corpus not found: set AISH_CORPUS_DIR or keep ../shared/corpus")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["text"] for line in lines if line.strip()]
+
+
+def test_on_the_corpus_every_fast_path_finds_what_its_regex_finds() -> None:
+    texts = _corpus_texts()
+    texts.append("\n".join(texts))  # and all of it at once: matches crowd, lines are long
+    for text in texts:
+        for name, rule in _ANCHORED.items():
+            assert _found(rule.finditer(text)) == _found(rule.pattern.finditer(text)), name
+        for name, fast in _LITERAL_FIRST.items():
+            written = re.compile(_as_written(fast.pattern), fast.flags)
+            assert _found(fast.finditer(text)) == _found(written.finditer(text)), name
+        assert _found(shapes._prefixes(text)) == _found(shapes._PREFIXES.finditer(text))
