@@ -5,6 +5,7 @@ sends, the client ends with a reply or a typed error — never a hang, never an 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import Awaitable, Callable
@@ -602,3 +603,35 @@ def test_broker_a_key_http_cannot_carry_is_a_config_error_that_never_quotes_it()
 
     error = _run(run())
     assert "header" in str(error) and "sk-live" not in str(error) and "Evil" not in str(error)
+
+
+def test_broker_a_server_that_never_accepts_is_a_connect_timeout() -> None:
+    """A listener whose accept queue is full drops further handshakes (Linux): the connection
+    never completes, so the connect timeout decides."""
+
+    async def run() -> BaseException:
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(0)
+            port = listener.getsockname()[1]
+            fillers = []
+            for _ in range(3):  # fill the queue; nobody ever accepts
+                filler = socket.socket()
+                filler.setblocking(False)
+                with contextlib.suppress(BlockingIOError):
+                    filler.connect(("127.0.0.1", port))
+                fillers.append(filler)
+            target = ModelTarget(
+                "full", f"http://127.0.0.1:{port}/v1", "m", max_retries=0, connect_timeout_s=0.5
+            )
+            try:
+                await chat(target, [Message("user", "hi")])
+            except TimedOut as error:
+                return error
+            finally:
+                for filler in fillers:
+                    filler.close()
+        raise AssertionError("connected to a listener that never accepts")
+
+    error = _run(run())
+    assert isinstance(error, TimedOut) and error.phase == "connect"
