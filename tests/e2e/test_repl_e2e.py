@@ -254,3 +254,54 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
     assert "[exit status 130" in told and "_ran" not in told
     aish.type_line("exit")
     aish.child.expect(pexpect.EOF, timeout=10)
+
+
+# Written into a directory on PYTHONPATH: at exit, the module names the process had loaded.
+_RECORD_MODULES = """\
+import atexit, os, sys
+
+
+def _record():
+    with open(os.environ["AISH_TEST_MODULES_OUT"], "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+
+
+atexit.register(_record)
+"""
+
+
+def test_questions_in_the_repl_import_no_httpx_when_no_proxy_applies(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
+) -> None:
+    """Questions to a local model go through aish's own HTTP client on one kept connection:
+    httpx, httpcore, anyio and h11 are never loaded, even with a proxy variable set."""
+    server = serve({"rules": [], "default": {"text": "answered"}})
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_RECORD_MODULES)
+    modules = tmp_path / "modules.txt"
+    aish = spawn_aish(
+        aish_home,
+        config=_config(server.url),
+        extra_env={
+            "PYTHONPATH": str(site),
+            "AISH_TEST_MODULES_OUT": str(modules),
+            "HTTP_PROXY": "http://127.0.0.1:9",  # a loopback endpoint never takes a proxy
+        },
+    )
+    terminals.append(aish)
+    aish.wait_prompt()
+    for question in ("?first question", "?second question"):
+        aish.type_line(question)
+        aish.expect("answered")
+        aish.wait_prompt()
+    aish.type_line(":quit")
+    aish.child.expect(pexpect.EOF, timeout=10)
+
+    loaded = set(modules.read_text().split())
+    assert "aish.llm.http1.client" in loaded  # the record is real: the question path is in it
+    heavy = {"httpx", "httpcore", "anyio", "h11", "httpx_sse", "certifi"}
+    # (`httpx._main` may be there: aish.llm's stand-in for httpx's command line, no httpx.)
+    assert loaded & heavy == set()
+    assert len(server.requests) == 2
+    assert len({request["connection"] for request in server.requests}) == 1

@@ -224,6 +224,27 @@ def test_version_does_not_import_httpx_or_mcp() -> None:
     assert out.stdout.splitlines() == ["aish 0.1.0", "[]"]
 
 
+def test_ask_against_a_local_server_imports_no_httpx_and_no_ca_bundle(
+    serve: ServeFn, xdg_home: Path
+) -> None:
+    """A request with no proxy goes through aish's own HTTP client: httpx, httpcore, anyio and
+    h11 cost about a third of a one-shot, and plain http needs no certificates."""
+    server = serve({"rules": [], "default": {"text": "fine"}})
+    _write_config(xdg_home, _preset(server.url))
+    heavy = ("httpx", "httpcore", "anyio", "h11", "httpx_sse", "certifi")
+    code = (
+        "import sys\nfrom aish.cli import main\n"
+        "try:\n    main(['ask', 'hi'])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.splitlines() == ["fine", "[]"], out.stderr
+    assert len(server.requests) == 1
+
+
 def test_ctrl_c_stops_the_stream_and_keeps_the_partial_answer(
     serve: ServeFn, xdg_home: Path
 ) -> None:

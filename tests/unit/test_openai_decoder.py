@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from httpx_sse import ServerSentEvent
 
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
 from aish.llm.openai_protocol import OpenAIStreamDecoder, decode_completion
-from aish.llm.sse import SSEParser
+from aish.llm.sse import ServerSentEvent, SSEParser
 from aish.llm.types import Reply
 
 

@@ -1,8 +1,8 @@
 """SSE handling must not depend on where the network splits the bytes.
 
-Real httpx responses over an in-memory byte stream: the split points are the variable, the
-decoding (httpx's incremental UTF-8, httpx-sse's line and event decoders, aish's decoders) is
-the real code.
+aish's own HTTP responses (`aish.llm.http1.Response`) over an in-memory body: the split points
+are the variable, the decoding (the response's incremental UTF-8, aish's SSE parser and wire
+decoders) is the real code.
 """
 
 from __future__ import annotations
@@ -10,25 +10,32 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator
 
-import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aish.llm.anthropic_protocol import AnthropicStreamDecoder
+from aish.llm.http1 import Response
+from aish.llm.http1.body import Body
+from aish.llm.http1.head import Headers, ResponseHead
 from aish.llm.openai_protocol import OpenAIStreamDecoder
 from aish.llm.sse import aiter_sse
 from aish.llm.types import Reply
 
 
-class _Pieces(httpx.AsyncByteStream):
-    def __init__(self, pieces: list[bytes]) -> None:
-        self._pieces = pieces
+class _Pieces(Body):
+    """A body that arrives in the given pieces."""
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in self._pieces:
-            yield piece
+    def __init__(self, pieces: list[bytes]) -> None:
+        super().__init__()
+        self._pieces = list(pieces)
+        self.done = False
+
+    async def next(self) -> bytes:
+        if self._pieces:
+            return self._pieces.pop(0)
+        self.done = True
+        return b""
 
 
 def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
@@ -93,7 +100,8 @@ ANTHROPIC_STREAM = "".join(
 async def _decode(
     pieces: list[bytes], decoder: OpenAIStreamDecoder | AnthropicStreamDecoder
 ) -> Reply:
-    response = httpx.Response(200, stream=_Pieces(pieces))
+    head = ResponseHead("HTTP/1.1", 200, "OK", Headers([("Content-Type", "text/event-stream")]))
+    response = Response("http://model/v1", head, _Pieces(pieces))
     reply = Reply()
     async for sse in aiter_sse(response.aiter_text()):
         for event in decoder.feed(sse):

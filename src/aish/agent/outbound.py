@@ -29,8 +29,7 @@ from aish.errors import AishError, ConfigError
 from aish.llm.errors import LLMError
 
 if TYPE_CHECKING:
-    import httpx
-
+    from aish.llm.model_client import ModelClient
     from aish.llm.transport import ClientPool
     from aish.llm.types import Message, ModelTarget, Reply, ToolSpec
     from aish.safety.secrets.scrubber import SecretVault
@@ -79,10 +78,10 @@ class Outbound:
     keep_connections: bool = False
     _clients: ClientPool | None = field(default=None, init=False, repr=False)
 
-    def client(self, target: ModelTarget) -> httpx.AsyncClient | None:
+    def client(self, target: ModelTarget) -> ModelClient | None:
         """The kept client for `target`'s kind of endpoint, whose open connection the next
         request reuses (no new TCP and TLS handshake, the CA bundle loaded once); None when
-        connections are not kept (httpx is imported on the first call)."""
+        connections are not kept (the client is imported on the first call)."""
         if not self.keep_connections:
             return None
         if self._clients is None:
@@ -128,9 +127,9 @@ class Outbound:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec] | None = None,
         *,
-        client: httpx.AsyncClient | None = None,
+        client: ModelClient | None = None,
     ) -> Reply:
-        """The broker's `chat`, through this door (httpx is imported on the first call)."""
+        """The broker's `chat`, through this door (the broker is imported on the first call)."""
         from aish.llm import broker
 
         sent = self.prepare(target, messages)

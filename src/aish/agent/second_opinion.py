@@ -34,10 +34,9 @@ from aish.llm.types import Message, ModelTarget, PresetResolver, Reply
 from aish.safety.verdict import Verdict
 
 if TYPE_CHECKING:
-    import httpx
-
     from aish.agent.outbound import Outbound
     from aish.config.schema import AishConfig
+    from aish.llm.model_client import ModelClient
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -134,7 +133,7 @@ class SecondOpinion:
         enabled: bool = True,
         preset: str = "fast",
         timeout_s: float = DEFAULT_TIMEOUT_S,
-        client: httpx.AsyncClient | None = None,
+        client: ModelClient | None = None,
         outbound: Outbound | None = None,
     ) -> None:
         self._resolve = resolve

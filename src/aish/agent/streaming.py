@@ -56,7 +56,7 @@ async def stream_reply(
     usage (`chat`, `norris`, …); `tools` are offered with the request (none: no `tools`);
     `outbound` is the session's door the request passes (see `agent.outbound`)."""
     from aish.agent.outbound import door
-    from aish.llm.broker import stream_chat  # httpx stays out of start-up until needed
+    from aish.llm.broker import stream_chat  # the broker stays out of start-up until needed
 
     def retrying(error: LLMError, wait_s: float, attempt: int) -> None:
         frontend.render(Retrying(str(error), wait_s, attempt))

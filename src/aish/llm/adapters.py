@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from httpx_sse import ServerSentEvent
-
     from aish.endpoints import Api
+    from aish.llm.sse import ServerSentEvent
     from aish.llm.types import Message, ModelTarget, StreamEvent, ToolSpec
 
 __all__ = ["ADAPTER_NAMES", "StreamDecoder", "WireAdapter", "adapter_for"]

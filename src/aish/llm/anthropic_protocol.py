@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from httpx_sse import ServerSentEvent
-
 from aish.llm.adapters import WireAdapter
 from aish.llm.errors import ProtocolError, StreamErrorEvent, TruncatedStreamError
 from aish.llm.http_errors import server_error_in
+from aish.llm.sse import ServerSentEvent
 from aish.llm.types import (
     Finish,
     FinishReason,

@@ -1,7 +1,7 @@
 """The broker: one streamed request to a model, as typed events, with typed failures.
 
 It looks up the target's wire adapter (`adapters.adapter_for`: no format is a special case),
-sends the request with a connect timeout and an idle timeout (httpx's read timeout applies per
+sends the request with a connect timeout and an idle timeout (the read timeout applies per
 network read, so any byte — comment pings included — resets it), lets `transport` map failures
 to typed errors, and retries retryable failures only while nothing has been yielded to the
 caller. Cancelling the consuming task closes the HTTP stream at once; the caller keeps what it
@@ -19,13 +19,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import httpx
-
 from aish.errors import ConfigError
 from aish.llm.adapters import StreamDecoder, adapter_for
 from aish.llm.errors import HTTPStatusError, LLMError, ProtocolError
 from aish.llm.estimate import estimate_usage
 from aish.llm.http_errors import describe_body
+from aish.llm.model_client import ModelClient, StreamedResponse
 from aish.llm.reply_cap import ReplyCap
 from aish.llm.sse import aiter_sse
 from aish.llm.transport import MAX_ERROR_BODY, client_for, status_error, timeout_for, typed_errors
@@ -74,7 +73,7 @@ async def stream_chat(
     messages: Sequence[Message],
     tools: Sequence[ToolSpec] | None = None,
     *,
-    client: httpx.AsyncClient | None = None,
+    client: ModelClient | None = None,
     on_retry: RetryHook | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Stream one reply. Ends with `Usage` (estimated when the server sent none) and `Finish`.
@@ -136,7 +135,7 @@ async def chat(
     messages: Sequence[Message],
     tools: Sequence[ToolSpec] | None = None,
     *,
-    client: httpx.AsyncClient | None = None,
+    client: ModelClient | None = None,
 ) -> Reply:
     """The whole reply at once (streamed on the wire, so timeouts behave the same)."""
     reply = Reply()
@@ -158,7 +157,7 @@ def _retry_wait(error: LLMError, attempt: int, target: ModelTarget) -> float | N
 
 
 async def _one_attempt(
-    http: httpx.AsyncClient, target: ModelTarget, wire: _Wire, *, reuse: bool = False
+    http: ModelClient, target: ModelTarget, wire: _Wire, *, reuse: bool = False
 ) -> AsyncIterator[StreamEvent]:
     """One request's events. `reuse`: the client outlives the request, so the body is read to
     its end (its connection then serves the next request)."""
@@ -170,7 +169,7 @@ async def _one_attempt(
             "POST", wire.url, json=wire.body, headers=wire.headers, timeout=timeout_for(target)
         ) as response:
             if not 200 <= response.status_code < 300:
-                raise await status_error(response)
+                raise await status_error(response, wire.url)
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
             if content_type == "application/json":
                 whole = wire.decode_whole(await _json_body(response, cap.wire_limit))
@@ -272,7 +271,7 @@ class _Seen:
         return out
 
 
-async def _json_body(response: httpx.Response, limit: int) -> Any:
+async def _json_body(response: StreamedResponse, limit: int) -> Any:
     """The body as JSON; a body past `limit` bytes is not read further (half a JSON document
     cannot be kept, so that is a ProtocolError)."""
     chunks: list[bytes] = []

@@ -13,7 +13,7 @@ import httpx
 
 from aish.llm.adapters import adapter_for
 from aish.llm.errors import ProtocolError
-from aish.llm.transport import client_for, status_error, typed_errors
+from aish.llm.transport import httpx_client_for, status_error, typed_errors
 from aish.llm.types import ModelTarget
 
 
@@ -23,10 +23,10 @@ async def list_models(target: ModelTarget, timeout_s: float) -> list[str]:
     url = adapter.models_url(target)
     headers = {"Accept": "application/json", **adapter.auth_headers(target)}
     with typed_errors(url, target, lambda: ""):
-        async with client_for(target) as client:
+        async with httpx_client_for(target) as client:
             response = await client.get(url, headers=headers, timeout=httpx.Timeout(timeout_s))
             if response.status_code != 200:
-                raise await status_error(response)
+                raise await status_error(response, url)
             return _model_ids(response.content, url)
 
 

@@ -48,14 +48,14 @@ async def _count(
     import httpx
 
     from aish.llm.openai_protocol import auth_headers, request_body
-    from aish.llm.transport import client_for
+    from aish.llm.transport import httpx_client_for
 
     body = request_body(target, messages, tools)
     # The very messages and tools the chat request carries, so the template sees the same input.
     template_request: dict[str, Any] = {k: body[k] for k in ("messages", "tools") if k in body}
     root = server_root(target)
     headers = auth_headers(target)
-    async with client_for(target) as http:
+    async with httpx_client_for(target) as http:
         timeout = httpx.Timeout(TIMEOUT_S)
         rendered = await _post_json(
             http, f"{root}/apply-template", template_request, headers, timeout

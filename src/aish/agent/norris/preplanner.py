@@ -21,9 +21,8 @@ from aish.agent.events import AgentEvent, Status, UsageRecorded
 from aish.llm.types import Message, ModelTarget
 
 if TYPE_CHECKING:
-    import httpx
-
     from aish.agent.outbound import Outbound
+    from aish.llm.model_client import ModelClient
 
 __all__ = ["DEFAULT_PREPLAN_SYSTEM", "Plan", "extract_tasks", "preplan"]
 
@@ -57,7 +56,7 @@ async def preplan(
     tasks_max: int,
     system: str | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
-    client: httpx.AsyncClient | None = None,
+    client: ModelClient | None = None,
     outbound: Outbound | None = None,
 ) -> Plan:
     """Ask `target` once for at most `tasks_max` tasks towards `goal`.
@@ -66,7 +65,7 @@ async def preplan(
     receives the call's `UsageRecorded` (category `norris-preplan`) and a `Status` when the
     list was cut to `tasks_max`. Never raises, except `asyncio.CancelledError`.
     """
-    from aish.agent.outbound import REQUEST_FAILURES, door  # httpx stays out of start-up
+    from aish.agent.outbound import REQUEST_FAILURES, door  # the broker stays out of start-up
 
     messages = [Message("system", system_prompt(system, tasks_max)), Message("user", goal)]
     try:
