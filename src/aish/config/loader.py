@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aish.config import autodetect as zero_config
 from aish.config.bounded_read import FileTooLarge, read_bounded
@@ -43,6 +43,9 @@ from aish.config.project import (
 from aish.config.schema import AishConfig
 from aish.config.schema_fields import toml_data
 from aish.config.toml_locations import KeyPath, locate_keys
+
+if TYPE_CHECKING:
+    from tomllib import TOMLDecodeError
 
 # tomllib puts the position at the end of its message; aish shows it as `file:LINE:` instead.
 _TOML_POSITION = re.compile(r"\s*\((?:at line (\d+), column \d+|at end of document)\)\s*$")
@@ -296,6 +299,8 @@ def parse_file(layer: FileLayer, raw: bytes, path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         return [f"{display}:{line}: syntax: not UTF-8 text"]
+    import tomllib  # parsed only when the kept config does not match
+
     try:
         layer.data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -309,7 +314,7 @@ def parse_file(layer: FileLayer, raw: bytes, path: Path) -> list[str]:
     return []
 
 
-def _syntax_warning(display: str, text: str, exc: tomllib.TOMLDecodeError) -> str:
+def _syntax_warning(display: str, text: str, exc: TOMLDecodeError) -> str:
     message = str(exc)
     match = _TOML_POSITION.search(message)
     if match is None:

@@ -8,7 +8,6 @@ parse as one (`true`, `5`, `"x"`, `[1, 2]`) and as plain text otherwise.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection, Mapping
 
 from aish.config.layers import VariableLayer, put_path
@@ -23,6 +22,8 @@ FLAG_NAMES: Mapping[str, str] = {"default_model": "--model"}
 
 def parse_env_value(text: str) -> object:
     """The TOML value `text` spells, or `text` itself when it is not exactly one TOML value."""
+    import tomllib  # only when an AISH_* variable is set
+
     try:
         parsed = tomllib.loads(f"value = {text}")
     except tomllib.TOMLDecodeError:

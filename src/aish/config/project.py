@@ -13,8 +13,6 @@ the cwd itself counts, so a file in `/tmp` or `/` cannot reach every directory b
 from __future__ import annotations
 
 import hashlib
-import json
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +87,8 @@ def changed_notice(path: Path) -> str:
 
 def parse_project(data: bytes) -> dict[str, Any]:
     """The file's tables; ValueError with one line when it is not UTF-8 TOML."""
+    import tomllib  # a start with a kept config parses no TOML
+
     try:
         return tomllib.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -201,6 +201,8 @@ def shown_value(path: KeyPath, value: object, *, whole: bool = False) -> str:
     hidden = bool(path) and path[-1] in _HIDDEN_KEYS
     if hidden or any(part in _HIDDEN_TABLES for part in path[:-1]):
         return "(hidden)"
+    import json
+
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if whole or len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
 

@@ -6,8 +6,6 @@ plain text; users need the server's own message, not the markup around it.
 
 from __future__ import annotations
 
-import email.utils
-import html
 import json
 import re
 import time
@@ -79,6 +77,8 @@ def describe_body(raw: bytes, content_type: str) -> str:
         error = server_error_in(payload)
         return _clip(error.message if error is not None else text)
     if "html" in content_type or text.lstrip().startswith("<"):
+        import html  # an error page: not on the way of a good reply
+
         title = _TITLE.search(raw)
         if title:
             return _clip("HTML page: " + html.unescape(title.group(1).decode("utf-8", "replace")))
@@ -101,6 +101,8 @@ def parse_retry_after(value: str | None) -> float | None:
     except ValueError:
         pass
     try:
+        import email.utils  # a Retry-After date: rare, and email is a big import
+
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None

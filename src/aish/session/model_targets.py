@@ -14,7 +14,6 @@ keep pointing down.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -44,6 +43,8 @@ def _sendable(key: str) -> bool:
 
 def _unparsable(path: Path) -> bool:
     """The config file is there but is not TOML (the loader set it aside with a warning)."""
+    import tomllib
+
     try:
         tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):

@@ -9,7 +9,6 @@ preset has its secrets scrubbed, so the system prompt cannot change mid-conversa
 from __future__ import annotations
 
 import os
-import platform
 from typing import TYPE_CHECKING
 
 from aish.conversation.system_prompt import PromptFacts
@@ -29,7 +28,8 @@ def prompt_facts(config: AishConfig) -> PromptFacts:
     # From the config, not from the preset in use: a `:model` switch keeps the prompt.
     secrets = any(p.effective_secrets() == "scrub" for p in config.models.values())
     return PromptFacts(
-        os_name=platform.system() or "Unix",
+        # What platform.system() says on a POSIX system, without importing platform.
+        os_name=os.uname().sysname or "Unix",
         shell=kind,
         tools=tools,
         secrets=secrets,
