@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 import signal
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from aish.agent.routing import KnownCommands, paths_under, route_line
@@ -26,13 +26,13 @@ from aish.run.user_shell import UserShell
 from aish.ui import type_ahead
 from aish.ui.chat_view import ChatView
 from aish.ui.render.visible_text import visible
+from aish.ui.repl.agent_runs import AgentRuns
 from aish.ui.repl.continuation import InputAbandoned
 from aish.ui.repl.fix_key import fix_key_bindings, is_fix_line
 from aish.ui.repl.mcp_servers import ReplMcp
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
 from aish.ui.repl.prompt_line import prompt_text
 from aish.ui.repl.shell_output import ShellOutput, ignoring, no_echo
-from aish.ui.sandbox_review import SandboxReview
 from aish.ui.terminal_io import TerminalIO
 
 if TYPE_CHECKING:
@@ -44,20 +44,17 @@ if TYPE_CHECKING:
 
     from aish.agent import gate
     from aish.agent.memory_summary import Candidate
-    from aish.agent.norris import NorrisBounds, NorrisResult
     from aish.agent.shell_facts import ShellFactsSource
     from aish.config import LoadedConfig
     from aish.mcp import McpTool, ServerStatus
-    from aish.run.agent_shell import AgentShell
     from aish.run.completion_helper import ReplLiveShell
     from aish.run.jobs import Job
-    from aish.run.sandbox import Sandbox
     from aish.run.undo import SnapshotStore
     from aish.safety.bash.continuation import Unfinished
     from aish.safety.rules.user import UserRules
     from aish.session import Session
     from aish.session.models import ModelChoice
-    from aish.session.records import ModelTarget, SessionInfo, Store, UsageTotals
+    from aish.session.records import SessionInfo, Store, UsageTotals
 
 _EXIT = re.compile(r"\s*(exit|logout)(\s+\d+)?\s*")
 
@@ -117,8 +114,15 @@ class Repl:
         # What the next prompt starts with (a `??` proposal), taken by that prompt.
         self._next_line = ""
         self._mcp = ReplMcp(loaded.config.mcp, notice=self._show_notice, status=self._view.status)
-        # The last sandboxed Norris run's change set, until it is applied or discarded.
-        self._sandbox_review = SandboxReview(self._view, self._log, lambda: self._commands.undo)
+        self._agent_runs = AgentRuns(
+            session,
+            self._view,
+            self._commands,
+            self._mcp,
+            stdin_fd=self._io.stdin_fd,
+            shell_cwd=self.shell_cwd,
+            log=self._log,
+        )
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -180,7 +184,7 @@ class Repl:
             loop.remove_signal_handler(signal.SIGINT)
             if self._io.stand_in:
                 type_ahead.stand_in_for_terminal(None)
-            self._sandbox_review.at_exit()
+            self._agent_runs.review.at_exit()
             await self._mcp.close()
             await self.session.outbound.aclose()
             if self._live_completion is not None:
@@ -270,7 +274,7 @@ class Repl:
             shell_facts=self._user_shell_facts(),
             tools=self._mcp.tool_options(),
             start_job=self._commands.start_job,
-            delegator=self.session.delegator(self._delegated),
+            delegator=self.session.delegator(self._agent_runs.delegated),
         )
         # While the reply streams, typed keys are not echoed over it, and Ctrl-\ / Ctrl-Z
         # are not for aish (the confirm prompt and commands run in raw mode and get them).
@@ -339,142 +343,11 @@ class Repl:
     async def run_goal(self, goal: str) -> None:
         """Pursue `goal` autonomously in a shell of the agent's own (started in this shell's
         cwd); HALTs ask here; Ctrl-C aborts. The run joins this conversation."""
-        self._mcp.at_turn_boundary()
-        active = self.session.resolve()
-        if isinstance(active, str):
-            self._log("status", {"text": active})
-            self._view.status(active)
-            return
-        models = self.session.norris_models(active, self._view.render)
-
-        from aish.agent.shell_facts import ShellFactsSource
-
-        async def run_in(agent: AgentShell, sandbox: Sandbox | None) -> None:
-            run = self.session.norris_run(
-                goal,
-                self._view,
-                models,
-                agent.run_authorized,
-                lambda: agent.cwd,
-                mode="norris",
-                shell_facts=ShellFactsSource(agent.session.state_report),
-                tools=self._mcp.tool_options(),
-                sandboxed=sandbox is not None,
-                jobs=agent,
-            )
-            await run.run()
-
-        await self._in_agent_shell(run_in)
-
-    async def _delegated(
-        self, target: ModelTarget, goal: str, bounds: NorrisBounds, scrubbed: bool
-    ) -> NorrisResult:
-        """A chat reply's `DELEGATE:` line, after the user's yes: a bounded sub-run in a shell
-        of the agent's own, as `:norris` would run it (the same sandbox choice)."""
-        from aish.agent.norris import NorrisResult
-        from aish.agent.shell_facts import ShellFactsSource
-
-        results: list[NorrisResult] = []
-
-        async def run_in(agent: AgentShell, sandbox: Sandbox | None) -> None:
-            run = self.session.delegated_run(
-                target,
-                goal,
-                bounds,
-                self._view,
-                agent.run_authorized,
-                lambda: agent.cwd,
-                mode="norris",
-                shell_facts=ShellFactsSource(agent.session.state_report),
-                tools=self._mcp.tool_options(),
-                sandboxed=sandbox is not None,
-                output_reaches_scrubbed_model=scrubbed,
-            )
-            results.append(await run.run())
-
-        if await self._in_agent_shell(run_in) and results:
-            return results[0]
-        why = "the agent's shell could not start here (:norris review the last run's sandbox)"
-        return NorrisResult("failed", why, 0, 0.0, 0, None, self.shell_cwd())
-
-    async def _in_agent_shell(
-        self, body: Callable[[AgentShell, Sandbox | None], Awaitable[None]]
-    ) -> bool:
-        """Start the agent's shell in this shell's cwd (in the sandbox `norris.sandbox` says),
-        run `body` in it, close it, then review the sandbox's change set; False when no
-        shell could start (a pending sandbox over another project)."""
-        from aish.run.agent_shell import AgentShell
-
-        config = self.session.config
-        sandboxing, sandbox = await self._norris_sandbox()
-        if not sandboxing:
-            return False
-        with no_echo(self._io.stdin_fd), ignoring(signal.SIGQUIT, signal.SIGTSTP):
-            agent = await AgentShell.start(
-                self.shell_cwd(),
-                env=await self._users_environment(),
-                shell=config.ui.shell,
-                max_lines=config.context.output_max_lines,
-                max_bytes=config.context.output_max_bytes,
-                on_notice=self._view.status,
-                sandbox=sandbox,
-            )
-            agent.undo = self._commands.undo  # one :undo history for chat and Norris
-            try:
-                await body(agent, sandbox)
-            finally:
-                # Keys typed during the run (not echoed) stay unread: the next prompt's input.
-                await agent.close()
-        if sandbox is not None:
-            await self._sandbox_review.review()
-        return True
+        await self._agent_runs.run_goal(goal)
 
     async def norris_review(self) -> None:
         """`:norris review`: the last sandboxed run's change set, to apply or discard."""
-        await self._sandbox_review.review()
-
-    async def _norris_sandbox(self) -> tuple[bool, Sandbox | None]:
-        """(whether the run may start, the sandbox it runs in): the pending one of the last
-        run when there is one over this project, else a new one as `norris.sandbox` says."""
-        from aish.run.sandbox import choose_sandbox
-        from aish.run.sandbox.overlay import project_root
-
-        norris = self.session.loaded.config.norris
-        cwd = self.shell_cwd()
-        pending = self._sandbox_review.pending
-        if pending is not None:
-            if project_root(cwd) != pending.tree:
-                self._view.status(
-                    f"the last run's sandbox over {pending.tree} is not applied yet: "
-                    ":norris review it first"
-                )
-                return False, None
-            self._view.status("going on in the last run's sandbox (its changes are not applied)")
-            return True, pending
-        sandbox, said = await asyncio.to_thread(
-            choose_sandbox,
-            norris.sandbox,
-            cwd,
-            network=norris.sandbox_network,
-            sockets=norris.sandbox_sockets,
-        )
-        if said is not None:
-            self._view.status(said)
-            self._log("status", {"text": said})
-        self._sandbox_review.pending = sandbox
-        return True, sandbox
-
-    async def _users_environment(self) -> dict[str, str]:
-        """The user's shell's exported variables as they are now (an activated virtualenv, an
-        `export` typed a minute ago), for the agent's shell; aish's own when it cannot say."""
-        try:
-            return await self._commands.exported_environment()
-        except Exception as error:  # a busy, dead or unanswering shell: say it, go on
-            import logging
-
-            logging.getLogger("aish.repl").warning("no environment from the shell: %r", error)
-            self._view.status("the agent's shell starts with aish's environment, not your shell's")
-            return dict(os.environ)
+        await self._agent_runs.review.review()
 
     def norris_mode(self, on: bool) -> None:
         """Norris mode on: lines for the model are goals (the prompt shows ⚡)."""
