@@ -1,0 +1,62 @@
+"""aish's own HTTP/1.1 client and the broker facing a hostile model server: what a reviewer
+found by attacking them, each case a real socket on 127.0.0.1 (`tests.support.raw_http`).
+
+A hostile server must cost a typed error or a bounded read, never a crash, a hang until the
+idle timeout on a connection nobody answers, or memory without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import pytest
+
+from aish.llm.broker import chat
+from aish.llm.errors import LLMError
+from aish.llm.model_client import Timeouts
+from aish.llm.types import Message, ModelTarget
+from tests.support.raw_http import RawServer, chunk, read_request
+
+T = TypeVar("T")
+QUICK = Timeouts(5.0, 5.0, 5.0, 5.0)
+
+
+def _run(coroutine: Awaitable[T]) -> T:
+    """A fresh loop; a hang becomes a failure (a safety net, not a speed bound)."""
+
+    async def bounded() -> T:
+        async with asyncio.timeout(60):
+            return await coroutine
+
+    return asyncio.run(bounded())
+
+
+# --- a charset that is not a text encoding ----------------------------------------------------
+
+SSE_EVENT = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+
+
+@pytest.mark.parametrize("charset", ["rot13", "base64", "zlib", "hex", "uu"])
+def test_a_charset_that_is_no_text_encoding_reads_as_utf8(charset: str) -> None:
+    """Python's codec registry also holds str-to-str and bytes-to-bytes transforms; one named
+    as the charset must not turn the body into a TypeError (or a decompression)."""
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset={charset}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n"
+        ).encode()
+        writer.write(head + chunk(SSE_EVENT) + chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+
+    async def run() -> str:
+        async with RawServer(script) as server:
+            target = ModelTarget("raw", f"{server.url}/v1", "m", max_retries=0)
+            try:
+                return (await chat(target, [Message("user", "hi")])).text
+            except LLMError as error:  # a typed error would do too; a TypeError would not
+                return type(error).__name__
+
+    assert _run(run()) == "hi"
