@@ -14,7 +14,7 @@ from typing import TypeVar
 import pytest
 
 from aish.llm.broker import chat
-from aish.llm.errors import LLMError
+from aish.llm.errors import LLMError, ProtocolError
 from aish.llm.model_client import Timeouts
 from aish.llm.types import Message, ModelTarget
 from tests.support.raw_http import RawServer, chunk, read_request
@@ -60,3 +60,38 @@ def test_a_charset_that_is_no_text_encoding_reads_as_utf8(charset: str) -> None:
                 return type(error).__name__
 
     assert _run(run()) == "hi"
+
+
+# --- a body of an unexpected type is read only as far as a message needs ----------------------
+
+
+def test_broker_reads_a_huge_body_of_an_unexpected_type_only_to_its_bound() -> None:
+    """A 200 with `text/html` is a ProtocolError quoting the start of the body; reading the
+    whole body first let a server fill memory (the reply caps count only event streams)."""
+    total = 48 * 1024 * 1024
+    sent: list[int] = [0]
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        piece = chunk(b"<p>" + b"x" * (256 * 1024 - 3))
+        while sent[0] < total:
+            writer.write(piece)
+            await writer.drain()  # raises once the client has closed
+            sent[0] += len(piece)
+        writer.write(b"0\r\n\r\n")
+
+    async def run() -> BaseException:
+        async with RawServer(script) as server:
+            target = ModelTarget("raw", f"{server.url}/v1", "m", max_retries=0)
+            try:
+                await chat(target, [Message("user", "hi")])
+            except ProtocolError as error:
+                return error
+        raise AssertionError("the broker returned a reply")
+
+    error = _run(run())
+    assert "text/html" in str(error)
+    assert sent[0] < total  # the client closed long before the server was done
