@@ -13,11 +13,12 @@ from typing import TypeVar
 
 import pytest
 
+from aish.llm import http1
 from aish.llm.broker import chat
 from aish.llm.errors import LLMError, ProtocolError
 from aish.llm.model_client import Timeouts
 from aish.llm.types import Message, ModelTarget
-from tests.support.raw_http import RawServer, chunk, read_request
+from tests.support.raw_http import RawServer, chunk, read_request, response
 
 T = TypeVar("T")
 QUICK = Timeouts(5.0, 5.0, 5.0, 5.0)
@@ -95,3 +96,40 @@ def test_broker_reads_a_huge_body_of_an_unexpected_type_only_to_its_bound() -> N
     error = _run(run())
     assert "text/html" in str(error)
     assert sent[0] < total  # the client closed long before the server was done
+
+
+# --- kept connections ---------------------------------------------------------------------------
+
+
+def test_a_connection_kept_idle_past_its_expiry_is_not_reused() -> None:
+    """A kept connection that a NAT or firewall dropped silently (no FIN ever arrives) looks
+    open; a request sent on it waits out the whole idle timeout. httpx's pool kept one 5 s
+    at most; aish's own kept them without limit. Past its expiry a connection is replaced."""
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = len(server_ports) == 1
+        await read_request(reader)
+        writer.write(response(200, b"ok"))
+        await writer.drain()
+        if first:  # then a black hole: the next request is never answered, never refused
+            await read_request(reader)
+            await asyncio.sleep(3600)
+        while await read_request(reader):
+            writer.write(response(200, b"ok"))
+
+    server_ports: list[int] = []
+
+    async def run() -> list[bytes]:
+        async with RawServer(script) as server:
+            server.ports = server_ports
+            client = http1.PlainClient(keep_idle_s=0.2)
+            bodies = []
+            for _ in range(2):
+                async with client.stream("GET", server.url, timeout=QUICK) as reply:
+                    bodies.append(await reply.aread())
+                await asyncio.sleep(0.4)  # longer than the expiry
+            await client.aclose()
+            return bodies
+
+    assert _run(run()) == [b"ok", b"ok"]
+    assert len(server_ports) == 2
