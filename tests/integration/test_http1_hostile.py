@@ -8,8 +8,9 @@ idle timeout on a connection nobody answers, or memory without bound.
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -133,3 +134,29 @@ def test_a_connection_kept_idle_past_its_expiry_is_not_reused() -> None:
 
     assert _run(run()) == [b"ok", b"ok"]
     assert len(server_ports) == 2
+
+
+# --- credentials in the endpoint URL ------------------------------------------------------------
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_as_httpx_did() -> None:
+    """An endpoint behind basic auth (`https://user:pass@host/v1`): httpx sent the URL's
+    credentials as `Authorization: Basic`; dropping them turned every request into a 401."""
+    seen: list[Any] = []
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await read_request(reader))
+        writer.write(response(200, b"{}"))
+
+    async def run() -> None:
+        async with RawServer(script) as server:
+            url = server.url.replace("http://", "http://us%40er:p%3Ass@") + "/v1/models"
+            client = http1.PlainClient()
+            async with client.stream("GET", url, timeout=QUICK) as reply:
+                await reply.aread()
+            await client.aclose()
+
+    _run(run())
+    expected = "Basic " + base64.b64encode(b"us@er:p:ss").decode()
+    assert seen[0].headers["authorization"] == expected
+    assert "@" not in seen[0].headers["host"]
