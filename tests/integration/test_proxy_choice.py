@@ -140,6 +140,11 @@ ENVIRONMENTS: list[dict[str, str]] = [
     {"HTTP_PROXY": "http://p:3128", "REQUEST_METHOD": "GET"},  # CGI: HTTP_PROXY is ignored
     {"http_proxy": "http://p:3128", "REQUEST_METHOD": "GET"},
     {"FTP_PROXY": "http://p:3128"},  # not a scheme a model request uses
+    # urllib's second pass takes any spelling ending in lower-case `_proxy`, in the
+    # environment's order: the empty one drops the proxy, the mixed-case one sets it again.
+    {"https_proxy": "", "HTTPS_proxy": "http://p:3128"},
+    {"HTTPS_proxy": "http://p:3128", "https_proxy": ""},
+    {"HTTPS_PROXY": "http://p:3128", "Https_proxy": ""},
 ]
 URLS = [
     "http://example.com/v1",

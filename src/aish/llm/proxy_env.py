@@ -40,9 +40,12 @@ def environment_proxies(environ: Mapping[str, str] | None = None) -> dict[str, s
         # Under CGI, HTTP_PROXY may come from a client's `Proxy:` header (httpoxy): only the
         # lower-case spelling counts there, as in urllib.
         proxies.pop("http", None)
-    for name, value in env.items():  # ...then the lower-case spelling decides
-        if name.endswith("_proxy") and name == name.lower():
-            scheme = name[: -len("_proxy")]
+    # ...then, as urllib reads it, every name whose `_proxy` is lower case decides, in the
+    # environment's order (`HTTPS_proxy` counts here, and may set again what an empty
+    # `https_proxy` dropped).
+    for name, value in env.items():
+        if name.endswith("_proxy"):
+            scheme = name.lower()[: -len("_proxy")]
             if value:
                 proxies[scheme] = value
             else:
