@@ -160,3 +160,32 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_as_httpx_did() -> None:
     expected = "Basic " + base64.b64encode(b"us@er:p:ss").decode()
     assert seen[0].headers["authorization"] == expected
     assert "@" not in seen[0].headers["host"]
+
+
+# --- ambiguous framing --------------------------------------------------------------------------
+
+
+def test_a_reply_framed_by_both_chunks_and_a_length_costs_its_connection() -> None:
+    """Transfer-Encoding and Content-Length together: the chunks decide, but the two readings
+    disagree on where the next response starts (RFC 9112 §6.3: smuggling or response
+    splitting, to be handled as an error), so the connection is not reused."""
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await read_request(reader):
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"
+                + chunk(b"ok")
+                + b"0\r\n\r\n"
+            )
+
+    async def run() -> tuple[list[bytes], int]:
+        async with RawServer(script) as server:
+            client = http1.PlainClient()
+            bodies = []
+            for _ in range(2):
+                async with client.stream("GET", server.url, timeout=QUICK) as reply:
+                    bodies.append(await reply.aread())
+            await client.aclose()
+            return bodies, len(server.ports)
+
+    assert _run(run()) == ([b"ok", b"ok"], 2)
