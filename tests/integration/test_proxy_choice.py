@@ -145,6 +145,9 @@ ENVIRONMENTS: list[dict[str, str]] = [
     {"https_proxy": "", "HTTPS_proxy": "http://p:3128"},
     {"HTTPS_proxy": "http://p:3128", "https_proxy": ""},
     {"HTTPS_PROXY": "http://p:3128", "Https_proxy": ""},
+    # httpx matches an IPv6 address as written and never a punycode name: both proxied.
+    {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "2001:DB8::1"},
+    {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "xn--bcher-kva.example"},
 ]
 URLS = [
     "http://example.com/v1",
@@ -158,6 +161,7 @@ URLS = [
     "http://10.0.0.0/v1",
     "https://[2001:db8::1]/v1",
     "https://API.Example.COM/v1",
+    "https://xn--bcher-kva.example/v1",
 ]
 
 
