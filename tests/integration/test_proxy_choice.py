@@ -140,6 +140,14 @@ ENVIRONMENTS: list[dict[str, str]] = [
     {"HTTP_PROXY": "http://p:3128", "REQUEST_METHOD": "GET"},  # CGI: HTTP_PROXY is ignored
     {"http_proxy": "http://p:3128", "REQUEST_METHOD": "GET"},
     {"FTP_PROXY": "http://p:3128"},  # not a scheme a model request uses
+    # urllib's second pass takes any spelling ending in lower-case `_proxy`, in the
+    # environment's order: the empty one drops the proxy, the mixed-case one sets it again.
+    {"https_proxy": "", "HTTPS_proxy": "http://p:3128"},
+    {"HTTPS_proxy": "http://p:3128", "https_proxy": ""},
+    {"HTTPS_PROXY": "http://p:3128", "Https_proxy": ""},
+    # httpx matches an IPv6 address as written and never a punycode name: both proxied.
+    {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "2001:DB8::1"},
+    {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "xn--bcher-kva.example"},
 ]
 URLS = [
     "http://example.com/v1",
@@ -153,6 +161,7 @@ URLS = [
     "http://10.0.0.0/v1",
     "https://[2001:db8::1]/v1",
     "https://API.Example.COM/v1",
+    "https://xn--bcher-kva.example/v1",
 ]
 
 

@@ -180,7 +180,7 @@ async def _one_attempt(
                         yield event
                 return
             if content_type not in ("text/event-stream", ""):
-                body = (await response.aread())[:MAX_ERROR_BODY]
+                body = await _start_of_body(response)
                 raise ProtocolError(
                     f"expected an event stream from {wire.url}, got {content_type}: "
                     f"{describe_body(body, content_type)}"
@@ -269,6 +269,18 @@ class _Seen:
                 out.append(estimate_usage(wire.body, "".join(self._output)))
             out.append(event)
         return out
+
+
+async def _start_of_body(response: StreamedResponse) -> bytes:
+    """The first `MAX_ERROR_BODY` bytes, enough to say what the server sent instead; the rest
+    is never read (leaving the stream closes the connection), so a body without end costs
+    nothing."""
+    start = b""
+    async for piece in response.aiter_bytes():
+        start += piece
+        if len(start) >= MAX_ERROR_BODY:
+            break
+    return start[:MAX_ERROR_BODY]
 
 
 async def _json_body(response: StreamedResponse, limit: int) -> Any:

@@ -40,9 +40,12 @@ def environment_proxies(environ: Mapping[str, str] | None = None) -> dict[str, s
         # Under CGI, HTTP_PROXY may come from a client's `Proxy:` header (httpoxy): only the
         # lower-case spelling counts there, as in urllib.
         proxies.pop("http", None)
-    for name, value in env.items():  # ...then the lower-case spelling decides
-        if name.endswith("_proxy") and name == name.lower():
-            scheme = name[: -len("_proxy")]
+    # ...then, as urllib reads it, every name whose `_proxy` is lower case decides, in the
+    # environment's order (`HTTPS_proxy` counts here, and may set again what an empty
+    # `https_proxy` dropped).
+    for name, value in env.items():
+        if name.endswith("_proxy"):
+            scheme = name.lower()[: -len("_proxy")]
             if value:
                 proxies[scheme] = value
             else:
@@ -78,8 +81,15 @@ def _exempts(entry: str, scheme: str, host: str, port: int | None) -> bool:
     else:  # httpx prefixes a bare domain with `*`: the domain and its subdomains
         bare = entry.split("/", 1)[0]  # an IP range `10.0.0.0/8` names its first address
         pattern = bare if _is_address(bare) or bare.lower() == "localhost" else "*" + bare
-    pattern_host, pattern_port = _split_port(pattern.split("/", 1)[0].lower())
+    pattern_host, pattern_port = _split_port(pattern.split("/", 1)[0])
     if pattern_host is None:
+        return False
+    # httpx compares an address as written (`2001:DB8::1` exempts nothing: URL hosts are
+    # lower case) and never matches a punycode name (it compares the decoded form): both
+    # leave the request to the proxy, and so does this reading.
+    if not _is_address(pattern_host.strip("[]")):
+        pattern_host = pattern_host.lower()
+    if "xn--" in pattern_host or "xn--" in host:
         return False
     if pattern_port is not None:
         # httpx drops a URL's default port, so an entry with a port never matches it.

@@ -50,7 +50,10 @@ class _Sized(Body):
 
 
 class _Chunked(Body):
-    def __init__(self, connection: Connection, read_s: float | None) -> None:
+    def __init__(
+        self, connection: Connection, read_s: float | None, *, keeps_connection: bool = True
+    ) -> None:
+        self.keeps_connection = keeps_connection
         self._connection = connection
         self._read_s = read_s
         self._left = 0  # bytes of the current chunk still to read
@@ -121,7 +124,9 @@ def body_for(head: ResponseHead, method: str, connection: Connection, read_s: fl
         codings = [c.strip().lower() for c in encodings.split(",") if c.strip()]
         if codings != ["chunked"]:
             raise BadResponse(f"unsupported transfer coding {encodings[:40]!r}")
-        return _Chunked(connection, read_s)
+        # With a Content-Length as well, the chunks decide, but the two readings disagree on
+        # where the next response starts (smuggling, RFC 9112 §6.3): never reuse it.
+        return _Chunked(connection, read_s, keeps_connection="content-length" not in head.headers)
     if "content-length" in head.headers:
         lengths = {v.strip() for v in head.headers["content-length"].split(",")}
         if len(lengths) != 1 or not all(v.isdigit() and v.isascii() for v in lengths):

@@ -9,6 +9,7 @@ no compression.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -30,13 +31,21 @@ _DEFAULT_TIMEOUTS = Timeouts(5.0, 5.0, 5.0, 5.0)
 # Idle connections kept per origin; one request at a time each, and a session asks one
 # question at a time, so more than a few are never used.
 _KEEP_PER_ORIGIN = 4
+# How long an idle connection is trusted. A NAT or firewall may drop an idle connection without
+# a word: no FIN arrives, the connection looks open, and a request sent on it waits out the
+# whole idle timeout before the broker's retry. httpx's pool trusted one 5 s (keepalive_expiry);
+# a minute keeps a REPL's follow-up questions on one connection and stays well under what
+# middleboxes allow (RFC 5382 asks NATs for two hours; cloud NAT gateways drop after 4-6 min).
+# Servers that close idle connections themselves are seen closing and need no expiry.
+_KEEP_IDLE_S = 60.0
 
 
 class PlainClient:
     """HTTP/1.1 over asyncio streams, TLS verified for https. Belongs to the event loop it is
     first used on (its connections do)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_idle_s: float = _KEEP_IDLE_S) -> None:
+        self._keep_idle_s = keep_idle_s
         self._idle: dict[Origin, list[Connection]] = {}
         self._busy: set[Connection] = set()
         self._tls: ssl.SSLContext | None = None
@@ -117,13 +126,15 @@ class PlainClient:
         idle = self._idle.get(origin, [])
         while idle:
             connection = idle.pop()
-            if connection.idle_and_open():
+            fresh = time.monotonic() - connection.idle_since <= self._keep_idle_s
+            if fresh and connection.idle_and_open():
                 return connection
             connection.close()
         return None
 
     def _keep(self, connection: Connection) -> None:
         idle = self._idle.setdefault(connection.origin, [])
+        connection.idle_since = time.monotonic()
         idle.append(connection)
         while len(idle) > _KEEP_PER_ORIGIN:
             idle.pop(0).close(clean=True)

@@ -43,6 +43,7 @@ class Connection:
         self._reader = reader
         self._writer = writer
         self.received = 0  # bytes of the current response read so far
+        self.idle_since = 0.0  # time.monotonic() when it was last put back idle
 
     def idle_and_open(self) -> bool:
         """Whether a kept connection may carry another request: the server has neither closed

@@ -8,12 +8,13 @@ bounded in size by the caller.
 
 from __future__ import annotations
 
+import base64
 import json as jsonlib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from aish.llm.http1.errors import BadHeader, BadResponse, BadURL
 
@@ -47,7 +48,7 @@ class Request:
 
 def build_request(method: str, url: str, json: Any, headers: Mapping[str, str] | None) -> Request:
     """The request's bytes. Raises `BadURL` or `BadHeader`; never quotes a header value."""
-    origin, target, host_header = _parse_url(url)
+    origin, target, host_header, credentials = _parse_url(url)
     fields: dict[str, tuple[str, str]] = {}  # by lower-case name: (name as given, value)
 
     def put(name: str, value: str) -> None:
@@ -72,6 +73,10 @@ def build_request(method: str, url: str, json: Any, headers: Mapping[str, str] |
         if not _FIELD_VALUE.fullmatch(value):
             raise BadHeader(f"the value of request header {name} has characters HTTP forbids")
         put(name, value)
+    if credentials is not None:
+        # `https://user:pass@host/v1`: basic auth, replacing any Authorization given, as httpx
+        # does (an endpoint behind a password answered every request 401 without it).
+        put("Authorization", "Basic " + base64.b64encode(credentials.encode()).decode("ascii"))
     if not _TOKEN.fullmatch(method):
         raise BadURL(f"bad request method {method[:20]!r}")
     lines = [f"{method} {target} HTTP/1.1", *(f"{n}: {v}" for n, v in fields.values())]
@@ -79,8 +84,9 @@ def build_request(method: str, url: str, json: Any, headers: Mapping[str, str] |
     return Request(origin, head, body_bytes)
 
 
-def _parse_url(url: str) -> tuple[Origin, str, str]:
-    """(origin, request target, Host header) of an absolute http(s) URL."""
+def _parse_url(url: str) -> tuple[Origin, str, str, str | None]:
+    """(origin, request target, Host header, `user:password` or None) of an absolute http(s)
+    URL."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -105,7 +111,10 @@ def _parse_url(url: str) -> tuple[Origin, str, str]:
     target = quote(parts.path or "/", safe=_TARGET_SAFE)
     if parts.query:
         target += "?" + quote(parts.query, safe=_TARGET_SAFE)
-    return Origin(scheme, ascii_host, port), target, host_header
+    credentials = None
+    if parts.username is not None or parts.password is not None:
+        credentials = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return Origin(scheme, ascii_host, port), target, host_header, credentials
 
 
 class Headers(Mapping[str, str]):

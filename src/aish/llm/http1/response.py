@@ -30,15 +30,22 @@ class Response:
 
     @property
     def encoding(self) -> str:
-        """The charset the Content-Type declares when Python knows it, else UTF-8."""
+        """The charset the Content-Type declares when Python knows it as a text encoding,
+        else UTF-8. Python's codec registry also holds transforms (`rot13`, `base64`, `zlib`)
+        that cannot decode bytes to text, or would decompress them: the server names the
+        charset, so one of those is ignored like an unknown name."""
         for param in self.headers.get("content-type", "").split(";")[1:]:
             key, _, value = param.partition("=")
             if key.strip().lower() == "charset":
                 name = value.strip().strip("\"'")
                 try:
-                    return codecs.lookup(name).name
+                    codec = codecs.lookup(name)
                 except LookupError:
                     break
+                # The flag `bytes.decode` itself checks to refuse such codecs.
+                if getattr(codec, "_is_text_encoding", True):
+                    return codec.name
+                break
         return "utf-8"
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
