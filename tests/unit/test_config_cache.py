@@ -176,3 +176,26 @@ def test_a_start_that_takes_the_kept_config_never_imports_pydantic(
     ]
     assert runs[0] == ["True", "small", "1"]  # validated: the bad timeout_s is said
     assert runs[1] == ["False", "small", "1"]  # kept: the same config and warning, no pydantic
+
+
+def test_the_key_follows_the_validator_and_python_without_importing_them() -> None:
+    """An upgrade of pydantic or of Python may judge the same file differently: their files
+    and version are part of the key, read without importing pydantic."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from aish.config.validated_cache import _code_fingerprint\n"
+        "print(repr(_code_fingerprint()))\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    fingerprint, imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    import pydantic.version
+
+    assert sys.version in fingerprint
+    version_file = Path(pydantic.version.__file__)
+    assert f"{version_file.name}:{version_file.stat().st_size}:" in fingerprint
+    assert imported == "False"

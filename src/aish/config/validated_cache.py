@@ -25,6 +25,7 @@ import logging
 import os
 import pickle
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -91,10 +92,13 @@ class SourceKey:
 
 
 def _code_fingerprint() -> str:
-    """Names, sizes and modification times of the config package's modules."""
-    parts = []
+    """Names, sizes and modification times of the config package's modules and of the
+    validator's (pydantic, pydantic-core), and Python's version: an upgrade of any of them
+    may judge the same file differently (a URL parser, an error's wording)."""
+    parts = [sys.version]
     files = [_CODE_DIR / name for name in sorted(os.listdir(_CODE_DIR)) if name.endswith(".py")]
     files += [_CODE_DIR.parent / name for name in _SHARED_LEAVES]
+    files += _validator_files()
     for path in files:
         try:
             info = path.stat()
@@ -102,6 +106,22 @@ def _code_fingerprint() -> str:
             continue
         parts.append(f"{path.name}:{info.st_size}:{info.st_mtime_ns}")
     return ";".join(parts)
+
+
+def _validator_files() -> list[Path]:
+    """pydantic's and pydantic-core's version modules, found without importing them (the
+    point of a kept config is not to import pydantic)."""
+    import importlib.util
+
+    found = []
+    for package, leaf in (("pydantic", "version.py"), ("pydantic_core", "__init__.py")):
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin is not None:
+            found.append(Path(spec.origin).parent / leaf)
+    return found
 
 
 def cached_config(folder: Path, key: str) -> object:
