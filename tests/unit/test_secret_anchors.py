@@ -207,6 +207,61 @@ def test_a_literal_first_rule_finds_what_it_finds_as_written(name: str, text: st
     assert _found(fast.finditer(text)) == _found(written.finditer(text))
 
 
+def _as_written_rule(rule: patterns.TokenFormat) -> str:
+    pattern = rule.pattern.pattern
+    return _as_written(pattern) if _MOVED.match(pattern) else pattern
+
+
+# Random text with tokens of every format planted in it, each made from its rule's own regex
+# (so every head of a rule turns up: `ASIA…` as well as `AKIA…`, `https://ptb.discord…`).
+_PLANTED = st.lists(
+    st.one_of(
+        st.sampled_from(_PIECES),
+        st.text(alphabet="aZ09_.-", min_size=1, max_size=6),
+        st.sampled_from(patterns.TOKEN_FORMATS).flatmap(
+            lambda rule: st.from_regex(_as_written_rule(rule), fullmatch=True)
+        ),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@_FAST
+@given(text=_PLANTED)
+def test_token_rules_tried_at_their_heads_find_what_each_rule_finds_on_its_own(
+    text: str,
+) -> None:
+    assert list(patterns.token_spans(text)) == list(patterns.plain_token_spans(text))
+
+
+@pytest.mark.parametrize(
+    "rule", [r for r in patterns.TOKEN_FORMATS if r.heads], ids=lambda r: r.type
+)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_token_rule_starts_with_one_of_its_heads(
+    rule: patterns.TokenFormat, data: st.DataObject
+) -> None:
+    token = data.draw(st.from_regex(_as_written_rule(rule), fullmatch=True))
+    for match in rule.pattern.finditer(" " + token + " "):
+        assert match.group().startswith(rule.heads)
+
+
+def test_a_rule_with_several_heads_finds_each_wherever_it_stands() -> None:
+    text = " ".join(("ASIA" + "Q7" * 8, "AKIA" + "Z3" * 8, "A3TX" + "1K" * 8, "ABIA" + "P0" * 8))
+    found = list(patterns.token_spans(text))
+    assert found == list(patterns.plain_token_spans(text))
+    assert [t for _, _, t in found] == ["AWS_ACCESS_KEY"] * 4
+
+
+def test_a_head_is_the_literal_a_pattern_opens_with() -> None:
+    assert patterns._literal_head(re.compile(r"https?://x")) == ("http",)
+    assert patterns._literal_head(re.compile(r"ya29\.[a-z]+")) == ("ya29.",)
+    assert patterns._literal_head(re.compile(r"ab|cd")) == ()  # not every match opens with ab
+    assert patterns._literal_head(re.compile(r"(?i)abc")) == ()
+    assert patterns._literal_head(re.compile(r"\d{8}:")) == ()
+
+
 def test_fold_takes_every_letter_a_case_blind_pattern_takes_for_an_ascii_one() -> None:
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
     folded = fold(every)
@@ -257,3 +312,4 @@ def test_on_the_corpus_every_fast_path_finds_what_its_regex_finds() -> None:
             written = re.compile(_as_written(fast.pattern), fast.flags)
             assert _found(fast.finditer(text)) == _found(written.finditer(text)), name
         assert _found(shapes._prefixes(text)) == _found(shapes._PREFIXES.finditer(text))
+        assert list(patterns.token_spans(text)) == list(patterns.plain_token_spans(text))
