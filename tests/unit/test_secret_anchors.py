@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import re
 import sys
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aish.safety.secrets import contexts, patterns, shapes, structures
+from aish.safety.secrets import contexts, patterns, shapes, structures, values
 from aish.safety.secrets.anchors import (
     Anchored,
     fold,
@@ -313,3 +314,77 @@ def test_on_the_corpus_every_fast_path_finds_what_its_regex_finds() -> None:
             assert _found(fast.finditer(text)) == _found(written.finditer(text)), name
         assert _found(shapes._prefixes(text)) == _found(shapes._PREFIXES.finditer(text))
         assert list(patterns.token_spans(text)) == list(patterns.plain_token_spans(text))
+
+
+# Value judgements asked the fast way answer as the plain regexes answer.
+
+_VALUE_CHARS = "aAeExX9_-./~$%{}()[]<>*#:\u212a\u017f\u0131\u0130é"
+_VALUES = st.one_of(
+    st.text(alphabet=_VALUE_CHARS, max_size=12),
+    st.lists(
+        st.sampled_from(
+            [
+                "example", "EXAMPLE", "Change_Me", "changethis", "change-this", "CHANGE_THIS",
+                "chaNge_thıs", "change-thiſ", "placeholder", "REDACTED", "xxxx", "xXxX", "***",
+                "...", "your-", "YOUR_", "yOur ", "<", ">", "[", "]", "{", "}", "(", ")", "%s",
+                "%S", "$", "${", "$(", "{{", "}}", "<%", "%>", "#{", "%(x)s", "%PATH%",
+                "process.env", "os.environ", "ENV[", "getenv(", "AISH_SECRET_X_1", "aaaa",
+                "aA", "2024-01-02", "12.5", "get_token(", "./", "../", "/", "~", "-", "Zq8rT2mN",
+                "\u212a", "\u0130", "\u0131", "\u017f", " ", "\t",
+            ]
+        )
+        | st.text(alphabet=_VALUE_CHARS, max_size=3),
+        max_size=8,
+    ).map("".join),
+)  # fmt: skip
+
+
+def _plain_not_a_value(value: str) -> bool:
+    lowered = value.lower()
+    return bool(
+        not value
+        or any(map(str.isspace, value))
+        or values.PLACEHOLDER.search(value)
+        or values._REFERENCE.search(value)
+        or lowered in values._DUMMY_WORDS
+        or values._DUMMY_MARKERS.search(value)
+        or values._NUMBER.fullmatch(value)
+        or values._DATE.match(value)
+        or values._CODE.match(value)
+        or value[0] in "/~"
+        or value.startswith(("./", "../"))
+        or value.startswith("-")
+    )
+
+
+@settings(max_examples=2000, deadline=None)
+@given(value=_VALUES)
+def test_not_a_value_answers_as_its_plain_regexes_do(value: str) -> None:
+    assert values._is_reference(value) == bool(values._REFERENCE.search(value))
+    assert values._has_dummy_marker(value) == bool(values._DUMMY_MARKERS.search(value))
+    assert values._not_a_value(value) == _plain_not_a_value(value)
+
+
+def _plain_case_runs(value: str) -> float:
+    kinds = [
+        "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s" for c in value
+    ]
+    return (1 + sum(1 for a, b in pairwise(kinds) if a != b)) / len(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.text(min_size=1, max_size=40) | st.text(alphabet="aZ9_-é", min_size=1))
+def test_case_runs_counts_as_the_plain_loop_does(value: str) -> None:
+    assert values._case_runs(value) == _plain_case_runs(value)
+
+
+def test_fold_gives_an_ascii_letter_only_for_what_a_case_blind_pattern_takes_for_it() -> None:
+    """The converse of the test above: a word found in folded text is one a case-blind
+    pattern finds in the text."""
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        folded = fold(char)
+        if folded.isascii() and folded.isalpha():
+            assert re.fullmatch(f"(?i){folded}", char), hex(code)
