@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from aish.safety.secrets import contexts, patterns, shapes, structures, values
 from aish.safety.secrets.anchors import (
     Anchored,
+    Folded,
     fold,
     line_matches,
     literal_first,
@@ -270,6 +271,24 @@ def test_fold_takes_every_letter_a_case_blind_pattern_takes_for_an_ascii_one() -
     for letter in "abcdefghijklmnopqrstuvwxyz":
         for match in re.finditer(f"(?i){letter}", every):
             assert folded[match.start()] == letter, hex(ord(match.group()))
+
+
+_HEAD_WORDS = ["pass", "password", "passwd", "pw", "pwd", "token", "api", "apikey", "api-key"]
+
+
+@_FAST
+@given(text=_TEXTS, asked=st.lists(st.lists(st.sampled_from(_HEAD_WORDS), max_size=4), max_size=6))
+def test_folded_text_finds_heads_as_a_search_of_each_does(
+    text: str, asked: list[list[str]]
+) -> None:
+    """Whatever heads were asked before (`password` after `pass` is picked from its places)."""
+    folded = Folded(fold(text))
+    for heads in asked:
+        plain = sorted(
+            {m.start() for h in heads for m in re.finditer(f"(?={re.escape(h)})", fold(text))}
+        )
+        assert positions(folded, heads) == plain
+    assert folded == fold(text)
 
 
 def test_matches_from_skips_what_a_match_covered() -> None:

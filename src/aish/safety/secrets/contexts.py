@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 from aish.safety.secrets.anchors import (
     Anchored,
+    Folded,
     at_cased_heads,
     at_heads,
     fold,
@@ -328,7 +329,7 @@ def assignment_spans(text: str, folded: str | None = None) -> Iterator[Span]:
 
 
 def context_spans(text: str) -> Iterator[Span]:
-    folded = fold(text)  # once for every case-blind rule
+    folded = Folded(fold(text))  # once for every case-blind rule, and each head found once
     yield from url_password_spans(text)
     yield from header_spans(text, folded)
     yield from flag_spans(text, folded)
