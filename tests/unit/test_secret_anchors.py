@@ -407,3 +407,25 @@ def test_fold_gives_an_ascii_letter_only_for_what_a_case_blind_pattern_takes_for
         folded = fold(char)
         if folded.isascii() and folded.isalpha():
             assert re.fullmatch(f"(?i){folded}", char), hex(code)
+
+
+def test_a_word_character_is_what_isalnum_or_underscore_says() -> None:
+    """Findings are widened to whole words with `\\w*` on the right and `str.isalnum` on the
+    left: the two must agree on every character."""
+    word = re.compile(r"\w")
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert bool(word.match(char)) == (char.isalnum() or char == "_"), hex(code)
+
+
+def test_a_scrub_reads_assignment_lines_once_and_finds_what_find_secrets_finds() -> None:
+    text = "export API_TOKEN=Zq8rT2mN4xLpQw7e\nsecret: hunter2hunter2X\n"
+    from aish.safety.secrets.finder import find_secrets
+
+    vault = SecretVault()
+    scrubbed = vault.scrub(text)
+    assert "Zq8rT2mN4xLpQw7e" not in scrubbed and "hunter2hunter2X" not in scrubbed
+    lines = values.assignment_lines(text)
+    assert find_secrets(text, {}, None, lines) == find_secrets(text)

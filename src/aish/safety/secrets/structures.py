@@ -253,10 +253,12 @@ def _kubernetes_entries(text: str) -> Iterator[tuple[int, int, bool]]:
 
 def _is_kubernetes_secret(text: str) -> bool:
     """Whether `_K8S_SECRET` matches: tried where each `kind` line starts, and at `"kind"`."""
-    for kind in positions(text, ("kind",)):
+    kind = text.find("kind")
+    while kind != -1:  # one at a time: the first that tells is enough
         line = text.rfind("\n", 0, kind) + 1
         if _K8S_SECRET.match(text, line) or _K8S_SECRET.match(text, max(0, kind - 1)):
             return True
+        kind = text.find("kind", kind + 1)
     return False
 
 

@@ -293,7 +293,10 @@ _ASSIGNMENT_LINE = re.compile(
 )
 
 
-def assignment_lines(text: str) -> list[tuple[int, int, str, str]]:
+AssignmentLine = tuple[int, int, str, str]  # start, end, name, value
+
+
+def assignment_lines(text: str) -> list[AssignmentLine]:
     """`(start, end, name, value)` of each `NAME=VALUE` / `export NAME=VALUE` / `NAME: value`
     line whose name looks sensitive and whose value looks like a secret."""
     found = []
@@ -311,6 +314,8 @@ def assignment_lines(text: str) -> list[tuple[int, int, str, str]]:
     return found
 
 
-def env_file_values(text: str) -> dict[str, str]:
-    """value -> type (PASSWORD, TOKEN, SECRET, API_KEY …) for `.env`-style lines in `text`."""
-    return {value: type_for_name(name) for _, _, name, value in assignment_lines(text)}
+def env_file_values(text: str, lines: list[AssignmentLine] | None = None) -> dict[str, str]:
+    """value -> type (PASSWORD, TOKEN, SECRET, API_KEY …) for `.env`-style lines in `text`
+    (`lines`: its `assignment_lines`, when the caller has them)."""
+    lines = assignment_lines(text) if lines is None else lines
+    return {value: type_for_name(name) for _, _, name, value in lines}
