@@ -429,3 +429,22 @@ def test_a_scrub_reads_assignment_lines_once_and_finds_what_find_secrets_finds()
     assert "Zq8rT2mN4xLpQw7e" not in scrubbed and "hunter2hunter2X" not in scrubbed
     lines = values.assignment_lines(text)
     assert find_secrets(text, {}, None, lines) == find_secrets(text)
+
+
+_SKELETONS = st.text(min_size=0, max_size=80) | st.text(alphabet="ab\u0130\udc80é", max_size=7000)
+
+
+@_FAST
+@given(skel=_SKELETONS, data=st.data())
+def test_samples_cut_by_struct_are_the_six_character_pieces_a_regex_cuts(
+    skel: str, data: st.DataObject
+) -> None:
+    """Every `_GRAM` characters from the start, a shorter rest left out; lone surrogates
+    (text decoded with `surrogateescape`) and rows of 1,024 samples and their rest too."""
+    pieces = re.findall(r".{6}", skel, re.DOTALL)
+    asked = data.draw(st.lists(st.sampled_from(pieces) | st.text(max_size=6))) if pieces else []
+    index = dict.fromkeys(shapes._encoded(p) for p in asked)
+    expected = {shapes._encoded(p) for p in pieces} & index.keys()
+    assert shapes._hit_samples(skel, index.keys()) == expected
+    every = {shapes._encoded(skel[i : i + 6]) for i in range(len(skel) - 5)}
+    assert set(shapes._ALL_SAMPLES.findall(shapes._encoded(skel))) == every

@@ -21,8 +21,9 @@ from __future__ import annotations
 import base64
 import codecs
 import re
+import struct
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, KeysView
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
@@ -46,8 +47,14 @@ _SEPARATOR_RUNS = re.compile("[" + re.escape(_SEPARATOR_CHARS) + "]+")
 _DELETE_SEPARATORS = str.maketrans("", "", _SEPARATOR_CHARS)
 _SEPARATOR_BYTES = _SEPARATOR_CHARS.encode("ascii")
 _GRAM = 6  # sample width; a run of 2 * _GRAM - 1 characters always holds a whole sample
-_SAMPLES = re.compile(r".{6}", re.DOTALL)
-_ALL_SAMPLES = re.compile(r"(?=(.{6}))", re.DOTALL)  # at every offset: a form's side
+# Samples are kept as their UTF-32 bytes (four a character, fixed width): `struct` cuts a
+# skeleton into them in C, three times faster than a regex makes six-character strings.
+_CODEC = "utf-32-le"
+_SAMPLE_BYTES = 4 * _GRAM
+_ROW = 1024  # samples cut by one `struct` call
+_SAMPLE_ROW = struct.Struct(f"{_SAMPLE_BYTES}s" * _ROW)
+# A form's side: a sample at every character (lookahead, then one character's four bytes on).
+_ALL_SAMPLES = re.compile(rb"(?=(.{%d}))...." % _SAMPLE_BYTES, re.DOTALL)
 _MIN_RUN = 12  # characters of a text-like form (the value, reversed, rot13, base64, base32)
 _MIN_DIGIT_RUN = 24  # characters of a hex, decimal or octal form: twelve bytes of the value
 _MIN_FORM = 8  # a shorter form could turn up by chance
@@ -197,8 +204,8 @@ class KnownShapes:
         # sample -> the first form holding it; `_more` has the later ones, for the few samples
         # that several forms share. Where in a form a sample stands is found when it is hit:
         # an index of (form, offset) pairs cost ten times more to build than this one.
-        self._first: dict[str, int] = {}
-        self._more: dict[str, list[int]] = {}
+        self._first: dict[bytes, int] = {}
+        self._more: dict[bytes, list[int]] = {}
         self._whole: list[int] = []  # forms shorter than their minimum run: found only whole
         self._pending: dict[str, tuple[str, bool]] = {}  # value -> (type, unless a shape)
 
@@ -238,7 +245,7 @@ class KnownShapes:
                 self._whole.append(form_id)
                 continue
             # Built in C (one `findall`, one `dict.fromkeys`): this is what a value costs, once.
-            pieces = dict.fromkeys(_ALL_SAMPLES.findall(text), form_id)
+            pieces = dict.fromkeys(_ALL_SAMPLES.findall(_encoded(text)), form_id)
             for shared in pieces.keys() & first.keys():
                 more.setdefault(shared, []).append(form_id)
                 del pieces[shared]
@@ -271,13 +278,12 @@ class KnownShapes:
                 position = skel.find(form.text, position + 1)
         if not self._first:
             return
-        samples = _SAMPLES.findall(skel)
-        hits = self._first.keys() & samples
+        hits = _hit_samples(skel, self._first.keys())
         if not hits:
             return
         # Where the hit samples stand: found by `str.find` (hits are rare), kept when aligned.
         positions = []
-        for sample in hits:
+        for sample in (hit.decode(_CODEC, "surrogatepass") for hit in hits):
             position = skel.find(sample)
             while position != -1:
                 if position % _GRAM == 0:
@@ -305,7 +311,8 @@ class KnownShapes:
     def _places(self, sample: str) -> Iterator[tuple[int, int]]:
         """(form id, offset) of every place `sample` stands in a form: forms in the order
         they were learned, offsets in order."""
-        for form_id in (self._first[sample], *self._more.get(sample, ())):
+        key = _encoded(sample)
+        for form_id in (self._first[key], *self._more.get(key, ())):
             form = self._forms[form_id].text
             offset = form.find(sample)
             while offset != -1:
@@ -354,6 +361,28 @@ class KnownShapes:
                         continue
             break
         yield start, end, form.type
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode(_CODEC, "surrogatepass")
+
+
+def _hit_samples(skel: str, index: KeysView[bytes]) -> set[bytes]:
+    """The samples of `skel` (every `_GRAM` characters from its start; a shorter rest is
+    none) that are in `index`: each row of samples is looked up as it is cut (`&` of a
+    dict's keys and a tuple asks the dict about each item)."""
+    raw = _encoded(skel)
+    count = len(skel) // _GRAM
+    rows = count // _ROW
+    hits: set[bytes] = set()
+    for row in _SAMPLE_ROW.iter_unpack(memoryview(raw)[: rows * _SAMPLE_ROW.size]):
+        hits.update(index & row)
+    rest = count - rows * _ROW
+    if rest:
+        hits.update(
+            index & struct.unpack_from(f"{_SAMPLE_BYTES}s" * rest, raw, rows * _SAMPLE_ROW.size)
+        )
+    return hits
 
 
 def _same_case(found: str, cased: str | None, offset: int) -> bool:
