@@ -439,12 +439,45 @@ _SKELETONS = st.text(min_size=0, max_size=80) | st.text(alphabet="ab\u0130\udc80
 def test_samples_cut_by_struct_are_the_six_character_pieces_a_regex_cuts(
     skel: str, data: st.DataObject
 ) -> None:
-    """Every `_GRAM` characters from the start, a shorter rest left out; lone surrogates
+    """Every `_GRAM` characters from the start, a shorter rest left out, each hit where it
+    stands; lone surrogates
     (text decoded with `surrogateescape`) and rows of 1,024 samples and their rest too."""
     pieces = re.findall(r".{6}", skel, re.DOTALL)
     asked = data.draw(st.lists(st.sampled_from(pieces) | st.text(max_size=6))) if pieces else []
     index = dict.fromkeys(shapes._encoded(p) for p in asked)
-    expected = {shapes._encoded(p) for p in pieces} & index.keys()
-    assert shapes._hit_samples(skel, index.keys()) == expected
+    expected = [(6 * n, shapes._encoded(p)) for n, p in enumerate(pieces)]
+    assert shapes._hit_samples(skel, index.keys()) == [h for h in expected if h[1] in index]
     every = {shapes._encoded(skel[i : i + 6]) for i in range(len(skel) - 5)}
     assert set(shapes._ALL_SAMPLES.findall(shapes._encoded(skel))) == every
+
+
+def _plain_text_offset(text: str, offset: int) -> int:
+    """A skeleton offset in the text, by a map of every separator run."""
+    prefixes = shapes._prefixes(text) if shapes._has_prefixes(text) else []
+    middle = shapes._without(text, prefixes)
+    separators = shapes._Removals(shapes._SEPARATOR_RUNS.finditer(middle))
+    return shapes._Removals(prefixes).before(separators.before(offset))
+
+
+@_FAST
+@given(text=_TEXTS, chunk=st.integers(min_value=1, max_value=40))
+def test_a_position_map_made_chunk_by_chunk_maps_as_the_whole_map_does(
+    text: str, chunk: int
+) -> None:
+    """At every skeleton offset and one past the last, asked in any order, across the
+    edges of chunks (small ones here) and of separator runs that straddle them."""
+    mapped = shapes._PositionMap(text, chunk)
+    offsets = list(range(len(shapes.skeleton(text)) + 2))
+    for offset in offsets[::-1] + offsets:
+        assert mapped.start(offset) == _plain_text_offset(text, offset), offset
+
+
+def test_a_known_value_in_another_shape_is_placed_where_it_stands_in_a_long_text() -> None:
+    token = "Zq8rT2mN4xLpQw7eRt9yUi2o"
+    text = "ls -la, a-b; c_d.\n" * 2000
+    shaped = text + " ".join(token[::-1]) + "\n" + text + token.encode().hex() + "\n"
+    vault = SecretVault()
+    vault.learn({token: "TOKEN"})
+    scrubbed = vault.scrub(shaped)
+    assert len(re.findall(r"\bAISH_SECRET_TOKEN_\d\b", scrubbed)) == 2
+    assert re.sub(r"AISH_SECRET_TOKEN_\d", "", scrubbed) == text + "\n" + text + "\n"

@@ -26,7 +26,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, KeysView
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, pairwise
 
 from aish.safety.secrets.anchors import matches_from, positions
 
@@ -278,19 +278,9 @@ class KnownShapes:
                 position = skel.find(form.text, position + 1)
         if not self._first:
             return
-        hits = _hit_samples(skel, self._first.keys())
-        if not hits:
-            return
-        # Where the hit samples stand: found by `str.find` (hits are rare), kept when aligned.
-        positions = []
-        for sample in (hit.decode(_CODEC, "surrogatepass") for hit in hits):
-            position = skel.find(sample)
-            while position != -1:
-                if position % _GRAM == 0:
-                    positions.append((position, sample))
-                position = skel.find(sample, position + 1)
         reached: dict[int, int] = {}  # form id -> end of its last run: samples inside skip
-        for position, sample in sorted(positions):
+        for position, hit in _hit_samples(skel, self._first.keys()):
+            sample = hit.decode(_CODEC, "surrogatepass")
             for form_id, offset in self._places(sample):
                 if reached.get(form_id, -1) >= position + _GRAM:
                     continue
@@ -367,22 +357,26 @@ def _encoded(text: str) -> bytes:
     return text.encode(_CODEC, "surrogatepass")
 
 
-def _hit_samples(skel: str, index: KeysView[bytes]) -> set[bytes]:
-    """The samples of `skel` (every `_GRAM` characters from its start; a shorter rest is
-    none) that are in `index`: each row of samples is looked up as it is cut (`&` of a
-    dict's keys and a tuple asks the dict about each item)."""
+def _hit_samples(skel: str, index: KeysView[bytes]) -> list[tuple[int, bytes]]:
+    """(position, sample) of the samples of `skel` (every `_GRAM` characters from its
+    start; a shorter rest is none) that are in `index`, in order. Each row of samples is
+    looked up as it is cut (`&` of a dict's keys and a tuple asks the dict about each item);
+    only a row with a hit is walked for where they stand."""
     raw = _encoded(skel)
     count = len(skel) // _GRAM
     rows = count // _ROW
-    hits: set[bytes] = set()
-    for row in _SAMPLE_ROW.iter_unpack(memoryview(raw)[: rows * _SAMPLE_ROW.size]):
-        hits.update(index & row)
+    cut = _SAMPLE_ROW.iter_unpack(memoryview(raw)[: rows * _SAMPLE_ROW.size])
     rest = count - rows * _ROW
     if rest:
-        hits.update(
-            index & struct.unpack_from(f"{_SAMPLE_BYTES}s" * rest, raw, rows * _SAMPLE_ROW.size)
-        )
-    return hits
+        last = struct.unpack_from(f"{_SAMPLE_BYTES}s" * rest, raw, rows * _SAMPLE_ROW.size)
+        cut = chain(cut, (last,))
+    found: list[tuple[int, bytes]] = []
+    for number, row in enumerate(cut):
+        hits = index & row
+        if hits:
+            first = number * _ROW
+            found.extend(((first + i) * _GRAM, s) for i, s in enumerate(row) if s in hits)
+    return found
 
 
 def _same_case(found: str, cased: str | None, offset: int) -> bool:
@@ -434,22 +428,54 @@ def _matching_run(
     return start, end
 
 
-class _PositionMap:
-    """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`."""
+_CHUNK = 4096  # characters of text mapped at once
 
-    def __init__(self, text: str) -> None:
+
+class _PositionMap:
+    """Skeleton offsets back to offsets in the text, undoing both steps of `skeleton`.
+
+    The separators are mapped a chunk of text at a time, and only the chunks that an offset
+    asked for falls in: a map of every separator run (one in five characters of shell
+    output) cost 200 ms a megabyte, to place a handful of findings."""
+
+    def __init__(self, text: str, chunk: int = _CHUNK) -> None:
         prefixes = _prefixes(text) if _has_prefixes(text) else []
         self._prefixes = _Removals(prefixes)
-        middle = _without(text, prefixes)
-        self._separators = _Removals(_SEPARATOR_RUNS.finditer(middle))
+        self._middle = middle = _without(text, prefixes)
+        self._chunk = chunk
+        # How many skeleton characters stand before each chunk of `middle`.
+        kept = (_kept(middle[at : at + chunk]) for at in range(0, len(middle), chunk))
+        self._kept_before = [0, *accumulate(kept)]
+        self._chunks: dict[int, _Removals] = {}
 
     def start(self, offset: int) -> int:
         """The text offset of the skeleton character at `offset`."""
-        return self._prefixes.before(self._separators.before(offset))
+        return self._prefixes.before(self._separators_before(offset))
+
+    def _separators_before(self, offset: int) -> int:
+        """`offset` in the text before the separators went: the chunk whose skeleton
+        characters hold it (the last one, for an offset past them all), then within it."""
+        last = len(self._kept_before) - 2
+        chunk = max(0, min(bisect_right(self._kept_before, offset) - 1, last))
+        at = chunk * self._chunk
+        removals = self._chunks.get(chunk)
+        if removals is None:
+            runs = _SEPARATOR_RUNS.finditer(self._middle[at : at + self._chunk])
+            removals = self._chunks[chunk] = _Removals(runs)
+        return at + removals.before(offset - self._kept_before[chunk])
 
     def end(self, offset: int) -> int:
         """The text offset just after the skeleton character before `offset`."""
         return self.start(offset - 1) + 1
+
+
+def _kept(text: str) -> int:
+    """How many characters of `text` are no separator (counted in its UTF-8 bytes, where
+    the separators are the ASCII bytes they are, when it is not all ASCII)."""
+    if text.isascii():
+        return len(text.translate(_DELETE_SEPARATORS))
+    raw = text.encode("utf-8", "surrogatepass")
+    return len(text) - (len(raw) - len(raw.translate(None, _SEPARATOR_BYTES)))
 
 
 class _Removals:
