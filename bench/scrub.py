@@ -1,8 +1,9 @@
 """How fast the secrets scrubber goes: megabytes a second through `SecretVault.scrub`.
 
-Four inputs of about a megabyte each (shell output built from the development secrets corpus,
-random words, an `xxd` dump, one base64 blob), each scrubbed by a vault that knows ten
-environment values (as a session does once it has seen the environment), several rounds; the
+Five inputs of about a megabyte each (shell output built from the development secrets corpus,
+the same with the known values planted in other shapes, random words, an `xxd` dump, one
+base64 blob), each scrubbed by a vault that knows ten environment values (as a session does
+once it has seen the environment), several rounds; the
 median round counts, in wall-clock time and in CPU time (`time.process_time`, which other
 jobs on a shared machine disturb less). `--baseline DIR` measures the `src` of another
 checkout too (say `git archive main src | tar -x -C /tmp/base`), alternating input by input,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import codecs
 import datetime as dt
 import os
 import platform
@@ -62,11 +64,39 @@ def _environment(rng: random.Random) -> dict[str, str]:
     return {f"APP_{n}_TOKEN": "".join(rng.choice(alphabet) for _ in range(40)) for n in range(10)}
 
 
+def _inputs_and_environment() -> tuple[dict[str, str], dict[str, str]]:
+    rng = random.Random(17)
+    inputs = _inputs(rng)
+    environment = _environment(rng)
+    inputs = {
+        "shell output": inputs["shell output"],
+        "shell output, values reshaped": _reshaped(inputs["shell output"], environment),
+        **inputs,
+    }
+    return inputs, environment
+
+
+def _reshaped(text: str, environment: dict[str, str]) -> str:
+    """`text` with each known value planted once in another shape (`rev`, `xxd -p`, spaced
+    out, rot13), so the scan finds them and maps their places back to the text."""
+    shapes = (
+        lambda v: v[::-1],
+        lambda v: v.encode().hex(),
+        lambda v: " ".join(v),
+        lambda v: codecs.encode(v, "rot13"),
+    )
+    step = len(text) // len(environment)
+    parts = []
+    for n, value in enumerate(environment.values()):
+        parts.append(text[n * step : (n + 1) * step] + "\n" + shapes[n % len(shapes)](value) + "\n")
+    return "".join(parts)
+
+
 def _rate(name: str, rounds: int) -> tuple[float, float]:
     """MB/s of scrubbing input `name`, median of `rounds` fresh vaults: (wall clock, CPU)."""
-    rng = random.Random(17)
-    text = _inputs(rng)[name]
-    known = sensitive_environment(_environment(rng))
+    inputs, environment = _inputs_and_environment()
+    text = inputs[name]
+    known = sensitive_environment(environment)
     wall, cpu = [], []
     for _ in range(rounds):
         vault = SecretVault()
@@ -98,7 +128,7 @@ def main() -> int:
     if arguments.one:
         print(*_rate(arguments.one, arguments.rounds))
         return 0
-    names = list(_inputs(random.Random(17)))
+    names = list(_inputs_and_environment()[0])
     header = "| input | MB/s | MB/s of CPU time |"
     if arguments.baseline:
         header += " baseline MB/s | baseline MB/s of CPU time |"
