@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from aish.safety.secrets import contexts, patterns, shapes, structures, values
 from aish.safety.secrets.anchors import (
     Anchored,
+    AtLineStarts,
     Folded,
     fold,
     line_matches,
@@ -481,3 +482,31 @@ def test_a_known_value_in_another_shape_is_placed_where_it_stands_in_a_long_text
     scrubbed = vault.scrub(shaped)
     assert len(re.findall(r"\bAISH_SECRET_TOKEN_\d\b", scrubbed)) == 2
     assert re.sub(r"AISH_SECRET_TOKEN_\d", "", scrubbed) == text + "\n" + text + "\n"
+
+
+_LINE_PIECES = [
+    "\n", "\n", "\r\n", " ", "\t", ":", ":", "=", '"', "'", "#", " #", "*", "5432", "db.host",
+    "user", "S3cr3t!pw", "export ", "set -x ", "setenv ", "API_TOKEN", "password", "x://y",
+    "db.host:5432:app:user:", "*:*:*:*:", "\nlocalhost:*:*:me:",
+]  # fmt: skip
+_LINES = st.lists(st.sampled_from(_LINE_PIECES) | st.sampled_from(_PIECES), max_size=30).map(
+    "".join
+)
+
+
+@pytest.mark.parametrize(
+    "pattern", [values._ASSIGNMENT_LINE, structures._PGPASS], ids=["assignment", "pgpass"]
+)
+@_FAST
+@given(text=_LINES)
+def test_a_line_pattern_tried_at_line_starts_finds_what_it_finds_everywhere(
+    pattern: re.Pattern[str], text: str
+) -> None:
+    assert _found(AtLineStarts(pattern).finditer(text)) == _found(pattern.finditer(text))
+
+
+def test_line_patterns_are_tried_at_line_starts() -> None:
+    assert values._ASSIGNMENT_LINES.pattern is values._ASSIGNMENT_LINE
+    assert structures._PGPASS_LINES.pattern is structures._PGPASS
+    with pytest.raises(ValueError):
+        AtLineStarts(re.compile("a$", re.MULTILINE))

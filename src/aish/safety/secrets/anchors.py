@@ -163,6 +163,30 @@ def line_matches(
         yield from pattern.finditer(text, start, end)
 
 
+class AtLineStarts:
+    """A multi-line `pattern` opening with `^` whose matches stay within their line, tried
+    only where a line starts. The regex engine tries `^` at every position of the text (5 ms
+    a megabyte); the same pattern opening with a line break instead finds the breaks at
+    memory speed, and each line it matches is matched again from its start, so the matches
+    are `pattern`'s own."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        if not (pattern.pattern.startswith("^") and pattern.flags & re.MULTILINE):
+            raise ValueError("AtLineStarts needs a multi-line pattern opening with ^")
+        self.pattern = pattern
+        self._after_break = re.compile("\n(?:" + pattern.pattern[1:] + ")", pattern.flags)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """The matches of `self.pattern.finditer(text)`."""
+        first = self.pattern.match(text)
+        if first is not None:
+            yield first
+        for found in self._after_break.finditer(text):
+            match = self.pattern.match(text, found.start() + 1)
+            if match is not None:
+                yield match
+
+
 _LEADING = re.compile(
     r"(?P<flags>\(\?[a-z]+\))?"
     r"(?:\\b|\(\?<!(?P<behind>\[[^\]]+\]|\\w)\))"
@@ -191,6 +215,7 @@ def literal_first(pattern: str) -> str:
 
 __all__ = [
     "Anchored",
+    "AtLineStarts",
     "Folded",
     "at_cased_heads",
     "at_heads",

@@ -17,7 +17,13 @@ import re
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
-from aish.safety.secrets.anchors import fold, literal_first, matches_from, positions
+from aish.safety.secrets.anchors import (
+    AtLineStarts,
+    fold,
+    literal_first,
+    matches_from,
+    positions,
+)
 from aish.safety.secrets.values import (
     looks_like_password,
     looks_like_random_token,
@@ -127,9 +133,12 @@ def code_spans(text: str) -> Iterator[Span]:
                 yield match.start(4), match.end(4), type_for_name(match.group(2))
 
 
+_PGPASS_LINES = AtLineStarts(_PGPASS)
+
+
 def pgpass_spans(text: str) -> Iterator[Span]:
     """`host:port:database:user:password`, the `.pgpass` line."""
-    for match in _PGPASS.finditer(text):
+    for match in _PGPASS_LINES.finditer(text):
         if looks_like_password(match.group(1)):
             yield match.start(1), match.end(1), "PASSWORD"
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from itertools import pairwise
 
-from aish.safety.secrets.anchors import fold
+from aish.safety.secrets.anchors import AtLineStarts, fold
 
 PLACEHOLDER = re.compile(r"\bAISH_SECRET_[A-Z0-9_]+?_\d+\b")
 
@@ -296,11 +296,14 @@ _ASSIGNMENT_LINE = re.compile(
 AssignmentLine = tuple[int, int, str, str]  # start, end, name, value
 
 
+_ASSIGNMENT_LINES = AtLineStarts(_ASSIGNMENT_LINE)
+
+
 def assignment_lines(text: str) -> list[AssignmentLine]:
     """`(start, end, name, value)` of each `NAME=VALUE` / `export NAME=VALUE` / `NAME: value`
     line whose name looks sensitive and whose value looks like a secret."""
     found = []
-    for match in _ASSIGNMENT_LINE.finditer(text):
+    for match in _ASSIGNMENT_LINES.finditer(text):
         name, raw = match.group(1), match.group(2)
         if not name_is_sensitive(name):
             continue
