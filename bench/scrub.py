@@ -1,12 +1,14 @@
 """How fast the secrets scrubber goes: megabytes a second through `SecretVault.scrub`.
 
-Four inputs of about a megabyte each (shell output built from the development secrets corpus,
-random words, an `xxd` dump, one base64 blob), each scrubbed by a vault that knows ten
-environment values (as a session does once it has seen the environment), several rounds; the
-median round counts. `--baseline DIR` measures the `src` of another checkout too (say
-`git archive main src | tar -x -C /tmp/base`), alternating input by input, for a before/after
-on the same busy machine. Results go into bench/RESULTS.md between this bench's markers,
-unless `--no-write`.
+Five inputs of about a megabyte each (shell output built from the development secrets corpus,
+the same with the known values planted in other shapes, random words, an `xxd` dump, one
+base64 blob), each scrubbed by a vault that knows ten environment values (as a session does
+once it has seen the environment), several rounds; the
+median round counts, in wall-clock time and in CPU time (`time.process_time`, which other
+jobs on a shared machine disturb less). `--baseline DIR` measures the `src` of another
+checkout too (say `git archive main src | tar -x -C /tmp/base`), alternating input by input,
+for a before/after on the same busy machine. Results go into bench/RESULTS.md between this
+bench's markers, unless `--no-write`.
 
     .venv/bin/python bench/scrub.py [--rounds 5] [--baseline /tmp/base/src] [--no-write]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import codecs
 import datetime as dt
 import os
 import platform
@@ -61,27 +64,58 @@ def _environment(rng: random.Random) -> dict[str, str]:
     return {f"APP_{n}_TOKEN": "".join(rng.choice(alphabet) for _ in range(40)) for n in range(10)}
 
 
-def _rate(name: str, rounds: int) -> float:
-    """MB/s of scrubbing input `name`, median of `rounds` fresh vaults."""
+def _inputs_and_environment() -> tuple[dict[str, str], dict[str, str]]:
     rng = random.Random(17)
-    text = _inputs(rng)[name]
-    known = sensitive_environment(_environment(rng))
-    seconds = []
+    inputs = _inputs(rng)
+    environment = _environment(rng)
+    inputs = {
+        "shell output": inputs["shell output"],
+        "shell output, values reshaped": _reshaped(inputs["shell output"], environment),
+        **inputs,
+    }
+    return inputs, environment
+
+
+def _reshaped(text: str, environment: dict[str, str]) -> str:
+    """`text` with each known value planted once in another shape (`rev`, `xxd -p`, spaced
+    out, rot13), so the scan finds them and maps their places back to the text."""
+    shapes = (
+        lambda v: v[::-1],
+        lambda v: v.encode().hex(),
+        lambda v: " ".join(v),
+        lambda v: codecs.encode(v, "rot13"),
+    )
+    step = len(text) // len(environment)
+    parts = []
+    for n, value in enumerate(environment.values()):
+        parts.append(text[n * step : (n + 1) * step] + "\n" + shapes[n % len(shapes)](value) + "\n")
+    return "".join(parts)
+
+
+def _rate(name: str, rounds: int) -> tuple[float, float]:
+    """MB/s of scrubbing input `name`, median of `rounds` fresh vaults: (wall clock, CPU)."""
+    inputs, environment = _inputs_and_environment()
+    text = inputs[name]
+    known = sensitive_environment(environment)
+    wall, cpu = [], []
     for _ in range(rounds):
         vault = SecretVault()
         vault.learn(known)
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         vault.scrub(text)
-        seconds.append(time.perf_counter() - started)
-    return len(text) / 1e6 / statistics.median(seconds)
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+    megabytes = len(text) / 1e6
+    return megabytes / statistics.median(wall), megabytes / statistics.median(cpu)
 
 
-def _baseline_rate(source: str, name: str, rounds: int) -> float:
+def _baseline_rate(source: str, name: str, rounds: int) -> tuple[float, float]:
     """The same measurement of another checkout's `src`, in its own process."""
     env = {**os.environ, "PYTHONPATH": source}
     command = [sys.executable, __file__, "--one", name, "--rounds", str(rounds)]
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    return float(result.stdout)
+    wall, cpu = result.stdout.split()
+    return float(wall), float(cpu)
 
 
 def main() -> int:
@@ -92,25 +126,27 @@ def main() -> int:
     parser.add_argument("--one", help=argparse.SUPPRESS)  # one input's rate, for --baseline
     arguments = parser.parse_args()
     if arguments.one:
-        print(_rate(arguments.one, arguments.rounds))
+        print(*_rate(arguments.one, arguments.rounds))
         return 0
-    names = list(_inputs(random.Random(17)))
-    header = "| input | MB/s | baseline MB/s |" if arguments.baseline else "| input | MB/s |"
+    names = list(_inputs_and_environment()[0])
+    header = "| input | MB/s | MB/s of CPU time |"
+    if arguments.baseline:
+        header += " baseline MB/s | baseline MB/s of CPU time |"
     rows = [
         f"Run {dt.date.today().isoformat()} on {platform.machine()}, Python "
         f"{platform.python_version()}; ~1 MB each, {arguments.rounds} rounds, median; a fresh "
         "vault knowing ten 40-character environment values per round.",
         "",
         header,
-        "|---|---|---|" if arguments.baseline else "|---|---|",
+        "|---|---|---|---|---|" if arguments.baseline else "|---|---|---|",
     ]
     for name in names:
-        rate = _rate(name, arguments.rounds)
+        rate, cpu_rate = _rate(name, arguments.rounds)
+        row = f"| {name} | {rate:.2f} | {cpu_rate:.2f} |"
         if arguments.baseline:
-            before = _baseline_rate(arguments.baseline, name, arguments.rounds)
-            rows.append(f"| {name} | {rate:.2f} | {before:.2f} |")
-        else:
-            rows.append(f"| {name} | {rate:.2f} |")
+            before, cpu_before = _baseline_rate(arguments.baseline, name, arguments.rounds)
+            row += f" {before:.2f} | {cpu_before:.2f} |"
+        rows.append(row)
     print("\n".join(rows))
     if not arguments.no_write:
         write_section("scrub", "## Secrets scrubber throughput (`bench/scrub.py`)", rows)

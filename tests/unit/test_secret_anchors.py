@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import re
 import sys
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aish.safety.secrets import contexts, patterns, shapes, structures
+from aish.safety.secrets import contexts, patterns, shapes, structures, values
 from aish.safety.secrets.anchors import (
     Anchored,
+    AtLineStarts,
+    Folded,
     fold,
     line_matches,
     literal_first,
@@ -207,6 +210,61 @@ def test_a_literal_first_rule_finds_what_it_finds_as_written(name: str, text: st
     assert _found(fast.finditer(text)) == _found(written.finditer(text))
 
 
+def _as_written_rule(rule: patterns.TokenFormat) -> str:
+    pattern = rule.pattern.pattern
+    return _as_written(pattern) if _MOVED.match(pattern) else pattern
+
+
+# Random text with tokens of every format planted in it, each made from its rule's own regex
+# (so every head of a rule turns up: `ASIA…` as well as `AKIA…`, `https://ptb.discord…`).
+_PLANTED = st.lists(
+    st.one_of(
+        st.sampled_from(_PIECES),
+        st.text(alphabet="aZ09_.-", min_size=1, max_size=6),
+        st.sampled_from(patterns.TOKEN_FORMATS).flatmap(
+            lambda rule: st.from_regex(_as_written_rule(rule), fullmatch=True)
+        ),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@_FAST
+@given(text=_PLANTED)
+def test_token_rules_tried_at_their_heads_find_what_each_rule_finds_on_its_own(
+    text: str,
+) -> None:
+    assert list(patterns.token_spans(text)) == list(patterns.plain_token_spans(text))
+
+
+@pytest.mark.parametrize(
+    "rule", [r for r in patterns.TOKEN_FORMATS if r.heads], ids=lambda r: r.type
+)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_token_rule_starts_with_one_of_its_heads(
+    rule: patterns.TokenFormat, data: st.DataObject
+) -> None:
+    token = data.draw(st.from_regex(_as_written_rule(rule), fullmatch=True))
+    for match in rule.pattern.finditer(" " + token + " "):
+        assert match.group().startswith(rule.heads)
+
+
+def test_a_rule_with_several_heads_finds_each_wherever_it_stands() -> None:
+    text = " ".join(("ASIA" + "Q7" * 8, "AKIA" + "Z3" * 8, "A3TX" + "1K" * 8, "ABIA" + "P0" * 8))
+    found = list(patterns.token_spans(text))
+    assert found == list(patterns.plain_token_spans(text))
+    assert [t for _, _, t in found] == ["AWS_ACCESS_KEY"] * 4
+
+
+def test_a_head_is_the_literal_a_pattern_opens_with() -> None:
+    assert patterns._literal_head(re.compile(r"https?://x")) == ("http",)
+    assert patterns._literal_head(re.compile(r"ya29\.[a-z]+")) == ("ya29.",)
+    assert patterns._literal_head(re.compile(r"ab|cd")) == ()  # not every match opens with ab
+    assert patterns._literal_head(re.compile(r"(?i)abc")) == ()
+    assert patterns._literal_head(re.compile(r"\d{8}:")) == ()
+
+
 def test_fold_takes_every_letter_a_case_blind_pattern_takes_for_an_ascii_one() -> None:
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
     folded = fold(every)
@@ -214,6 +272,24 @@ def test_fold_takes_every_letter_a_case_blind_pattern_takes_for_an_ascii_one() -
     for letter in "abcdefghijklmnopqrstuvwxyz":
         for match in re.finditer(f"(?i){letter}", every):
             assert folded[match.start()] == letter, hex(ord(match.group()))
+
+
+_HEAD_WORDS = ["pass", "password", "passwd", "pw", "pwd", "token", "api", "apikey", "api-key"]
+
+
+@_FAST
+@given(text=_TEXTS, asked=st.lists(st.lists(st.sampled_from(_HEAD_WORDS), max_size=4), max_size=6))
+def test_folded_text_finds_heads_as_a_search_of_each_does(
+    text: str, asked: list[list[str]]
+) -> None:
+    """Whatever heads were asked before (`password` after `pass` is picked from its places)."""
+    folded = Folded(fold(text))
+    for heads in asked:
+        plain = sorted(
+            {m.start() for h in heads for m in re.finditer(f"(?={re.escape(h)})", fold(text))}
+        )
+        assert positions(folded, heads) == plain
+    assert folded == fold(text)
 
 
 def test_matches_from_skips_what_a_match_covered() -> None:
@@ -257,3 +333,180 @@ def test_on_the_corpus_every_fast_path_finds_what_its_regex_finds() -> None:
             written = re.compile(_as_written(fast.pattern), fast.flags)
             assert _found(fast.finditer(text)) == _found(written.finditer(text)), name
         assert _found(shapes._prefixes(text)) == _found(shapes._PREFIXES.finditer(text))
+        assert list(patterns.token_spans(text)) == list(patterns.plain_token_spans(text))
+
+
+# Value judgements asked the fast way answer as the plain regexes answer.
+
+_VALUE_CHARS = "aAeExX9_-./~$%{}()[]<>*#:\u212a\u017f\u0131\u0130é"
+_VALUES = st.one_of(
+    st.text(alphabet=_VALUE_CHARS, max_size=12),
+    st.lists(
+        st.sampled_from(
+            [
+                "example", "EXAMPLE", "Change_Me", "changethis", "change-this", "CHANGE_THIS",
+                "chaNge_thıs", "change-thiſ", "placeholder", "REDACTED", "xxxx", "xXxX", "***",
+                "...", "your-", "YOUR_", "yOur ", "<", ">", "[", "]", "{", "}", "(", ")", "%s",
+                "%S", "$", "${", "$(", "{{", "}}", "<%", "%>", "#{", "%(x)s", "%PATH%",
+                "process.env", "os.environ", "ENV[", "getenv(", "AISH_SECRET_X_1", "aaaa",
+                "aA", "2024-01-02", "12.5", "get_token(", "./", "../", "/", "~", "-", "Zq8rT2mN",
+                "\u212a", "\u0130", "\u0131", "\u017f", " ", "\t",
+            ]
+        )
+        | st.text(alphabet=_VALUE_CHARS, max_size=3),
+        max_size=8,
+    ).map("".join),
+)  # fmt: skip
+
+
+def _plain_not_a_value(value: str) -> bool:
+    lowered = value.lower()
+    return bool(
+        not value
+        or any(map(str.isspace, value))
+        or values.PLACEHOLDER.search(value)
+        or values._REFERENCE.search(value)
+        or lowered in values._DUMMY_WORDS
+        or values._DUMMY_MARKERS.search(value)
+        or values._NUMBER.fullmatch(value)
+        or values._DATE.match(value)
+        or values._CODE.match(value)
+        or value[0] in "/~"
+        or value.startswith(("./", "../"))
+        or value.startswith("-")
+    )
+
+
+@settings(max_examples=2000, deadline=None)
+@given(value=_VALUES)
+def test_not_a_value_answers_as_its_plain_regexes_do(value: str) -> None:
+    assert values._is_reference(value) == bool(values._REFERENCE.search(value))
+    assert values._has_dummy_marker(value) == bool(values._DUMMY_MARKERS.search(value))
+    assert values._not_a_value(value) == _plain_not_a_value(value)
+
+
+def _plain_case_runs(value: str) -> float:
+    kinds = [
+        "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s" for c in value
+    ]
+    return (1 + sum(1 for a, b in pairwise(kinds) if a != b)) / len(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.text(min_size=1, max_size=40) | st.text(alphabet="aZ9_-é", min_size=1))
+def test_case_runs_counts_as_the_plain_loop_does(value: str) -> None:
+    assert values._case_runs(value) == _plain_case_runs(value)
+
+
+def test_fold_gives_an_ascii_letter_only_for_what_a_case_blind_pattern_takes_for_it() -> None:
+    """The converse of the test above: a word found in folded text is one a case-blind
+    pattern finds in the text."""
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        folded = fold(char)
+        if folded.isascii() and folded.isalpha():
+            assert re.fullmatch(f"(?i){folded}", char), hex(code)
+
+
+def test_a_word_character_is_what_isalnum_or_underscore_says() -> None:
+    """Findings are widened to whole words with `\\w*` on the right and `str.isalnum` on the
+    left: the two must agree on every character."""
+    word = re.compile(r"\w")
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert bool(word.match(char)) == (char.isalnum() or char == "_"), hex(code)
+
+
+def test_a_scrub_reads_assignment_lines_once_and_finds_what_find_secrets_finds() -> None:
+    text = "export API_TOKEN=Zq8rT2mN4xLpQw7e\nsecret: hunter2hunter2X\n"
+    from aish.safety.secrets.finder import find_secrets
+
+    vault = SecretVault()
+    scrubbed = vault.scrub(text)
+    assert "Zq8rT2mN4xLpQw7e" not in scrubbed and "hunter2hunter2X" not in scrubbed
+    lines = values.assignment_lines(text)
+    assert find_secrets(text, {}, None, lines) == find_secrets(text)
+
+
+_SKELETONS = st.text(min_size=0, max_size=80) | st.text(alphabet="ab\u0130\udc80é", max_size=7000)
+
+
+@_FAST
+@given(skel=_SKELETONS, data=st.data())
+def test_samples_cut_by_struct_are_the_six_character_pieces_a_regex_cuts(
+    skel: str, data: st.DataObject
+) -> None:
+    """Every `_GRAM` characters from the start, a shorter rest left out, each hit where it
+    stands; lone surrogates
+    (text decoded with `surrogateescape`) and rows of 1,024 samples and their rest too."""
+    pieces = re.findall(r".{6}", skel, re.DOTALL)
+    asked = data.draw(st.lists(st.sampled_from(pieces) | st.text(max_size=6))) if pieces else []
+    index = dict.fromkeys(shapes._encoded(p) for p in asked)
+    expected = [(6 * n, shapes._encoded(p)) for n, p in enumerate(pieces)]
+    assert shapes._hit_samples(skel, index.keys()) == [h for h in expected if h[1] in index]
+    every = {shapes._encoded(skel[i : i + 6]) for i in range(len(skel) - 5)}
+    assert set(shapes._ALL_SAMPLES.findall(shapes._encoded(skel))) == every
+
+
+def _plain_text_offset(text: str, offset: int) -> int:
+    """A skeleton offset in the text, by a map of every separator run."""
+    prefixes = shapes._prefixes(text) if shapes._has_prefixes(text) else []
+    middle = shapes._without(text, prefixes)
+    separators = shapes._Removals(shapes._SEPARATOR_RUNS.finditer(middle))
+    return shapes._Removals(prefixes).before(separators.before(offset))
+
+
+@_FAST
+@given(text=_TEXTS, chunk=st.integers(min_value=1, max_value=40))
+def test_a_position_map_made_chunk_by_chunk_maps_as_the_whole_map_does(
+    text: str, chunk: int
+) -> None:
+    """At every skeleton offset and one past the last, asked in any order, across the
+    edges of chunks (small ones here) and of separator runs that straddle them."""
+    mapped = shapes._PositionMap(text, chunk)
+    offsets = list(range(len(shapes.skeleton(text)) + 2))
+    for offset in offsets[::-1] + offsets:
+        assert mapped.start(offset) == _plain_text_offset(text, offset), offset
+
+
+def test_a_known_value_in_another_shape_is_placed_where_it_stands_in_a_long_text() -> None:
+    token = "Zq8rT2mN4xLpQw7eRt9yUi2o"
+    text = "ls -la, a-b; c_d.\n" * 2000
+    shaped = text + " ".join(token[::-1]) + "\n" + text + token.encode().hex() + "\n"
+    vault = SecretVault()
+    vault.learn({token: "TOKEN"})
+    scrubbed = vault.scrub(shaped)
+    assert len(re.findall(r"\bAISH_SECRET_TOKEN_\d\b", scrubbed)) == 2
+    assert re.sub(r"AISH_SECRET_TOKEN_\d", "", scrubbed) == text + "\n" + text + "\n"
+
+
+_LINE_PIECES = [
+    "\n", "\n", "\r\n", " ", "\t", ":", ":", "=", '"', "'", "#", " #", "*", "5432", "db.host",
+    "user", "S3cr3t!pw", "export ", "set -x ", "setenv ", "API_TOKEN", "password", "x://y",
+    "db.host:5432:app:user:", "*:*:*:*:", "\nlocalhost:*:*:me:",
+]  # fmt: skip
+_LINES = st.lists(st.sampled_from(_LINE_PIECES) | st.sampled_from(_PIECES), max_size=30).map(
+    "".join
+)
+
+
+@pytest.mark.parametrize(
+    "pattern", [values._ASSIGNMENT_LINE, structures._PGPASS], ids=["assignment", "pgpass"]
+)
+@_FAST
+@given(text=_LINES)
+def test_a_line_pattern_tried_at_line_starts_finds_what_it_finds_everywhere(
+    pattern: re.Pattern[str], text: str
+) -> None:
+    assert _found(AtLineStarts(pattern).finditer(text)) == _found(pattern.finditer(text))
+
+
+def test_line_patterns_are_tried_at_line_starts() -> None:
+    assert values._ASSIGNMENT_LINES.pattern is values._ASSIGNMENT_LINE
+    assert structures._PGPASS_LINES.pattern is structures._PGPASS
+    with pytest.raises(ValueError):
+        AtLineStarts(re.compile("a$", re.MULTILINE))

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 from aish.safety.secrets.anchors import (
     Anchored,
+    Folded,
     at_cased_heads,
     at_heads,
     fold,
@@ -25,6 +26,7 @@ from aish.safety.secrets.anchors import (
 )
 from aish.safety.secrets.structures import structure_spans
 from aish.safety.secrets.values import (
+    AssignmentLine,
     assignment_lines,
     looks_like_password,
     looks_like_random_token,
@@ -309,11 +311,14 @@ def aws_secret_spans(text: str, folded: str | None = None) -> Iterator[Span]:
         yield from _spans_of(AWS_SECRET, text, 1, "AWS_SECRET_KEY", lambda v: True, folded)
 
 
-def assignment_spans(text: str, folded: str | None = None) -> Iterator[Span]:
+def assignment_spans(
+    text: str, folded: str | None = None, lines: list[AssignmentLine] | None = None
+) -> Iterator[Span]:
     """`NAME=value` / `"name": "value"` / `name: value` with a sensitive name, whole lines and
-    inside lines (`PGPASSWORD=x psql`, `?token=…&`, `--from-literal=password=…`)."""
+    inside lines (`PGPASSWORD=x psql`, `?token=…&`, `--from-literal=password=…`). `lines`
+    are `assignment_lines(text)`, when the caller has them."""
     folded = fold(text) if folded is None else folded
-    for start, end, name, _ in assignment_lines(text):
+    for start, end, name, _ in assignment_lines(text) if lines is None else lines:
         yield start, end, type_for_name(name)
     for match in SENSITIVE_ASSIGNMENT.finditer(text, folded):
         name = match.group(1)
@@ -327,11 +332,11 @@ def assignment_spans(text: str, folded: str | None = None) -> Iterator[Span]:
             yield found[0], found[1], type_for_name(name)
 
 
-def context_spans(text: str) -> Iterator[Span]:
-    folded = fold(text)  # once for every case-blind rule
+def context_spans(text: str, lines: list[AssignmentLine] | None = None) -> Iterator[Span]:
+    folded = Folded(fold(text))  # once for every case-blind rule, and each head found once
     yield from url_password_spans(text)
     yield from header_spans(text, folded)
     yield from flag_spans(text, folded)
     yield from aws_secret_spans(text, folded)
-    yield from assignment_spans(text, folded)
+    yield from assignment_spans(text, folded, lines)
     yield from structure_spans(text, folded)

@@ -14,6 +14,7 @@ touch a placeholder keep only what lies outside it: placeholders are never findi
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,7 +22,7 @@ from functools import lru_cache
 from aish.safety.secrets.contexts import context_spans
 from aish.safety.secrets.patterns import private_key_spans, token_spans, turned_key_spans
 from aish.safety.secrets.shapes import KnownShapes
-from aish.safety.secrets.values import PLACEHOLDER
+from aish.safety.secrets.values import PLACEHOLDER, AssignmentLine
 
 # Lower wins a tie between spans of the same length.
 _FORMAT, _KNOWN, _CONTEXT = 0, 1, 2
@@ -43,12 +44,16 @@ _Candidate = tuple[int, int, str, int]  # start, end, type, rank
 
 
 def find_secrets(
-    text: str, known: Mapping[str, str] = {}, shapes: KnownShapes | None = None
+    text: str,
+    known: Mapping[str, str] = {},
+    shapes: KnownShapes | None = None,
+    lines: list[AssignmentLine] | None = None,
 ) -> list[Finding]:
     """Non-overlapping findings sorted by start: the `known` values (value -> type) in plain,
     base64, URL-encoded and JSON-escaped forms and in every shape of `shapes`, and
     secret-shaped strings by pattern. `shapes` is the known values' index when the caller
-    keeps one (the vault does); else it is built from `known`."""
+    keeps one (the vault does); else it is built from `known`. `lines` are
+    `assignment_lines(text)` when the caller has them (the vault learns from them first)."""
     if not text:
         return []
     candidates: list[_Candidate] = []
@@ -60,7 +65,7 @@ def find_secrets(
     candidates.extend((s, e, t, _FORMAT) for s, e, t in token_spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in private_key_spans(text))
     candidates.extend((s, e, t, _FORMAT) for s, e, t in turned_key_spans(text))
-    candidates.extend((s, e, t, _CONTEXT) for s, e, t in context_spans(text))
+    candidates.extend((s, e, t, _CONTEXT) for s, e, t in context_spans(text, lines))
     candidates = _outside_placeholders(text, candidates)
     spans = _merged([(s, e, t, 0) for s, e, t in _widened(text, _merged(candidates))])
     return [Finding(t, s, e, text[s:e]) for s, e, t in spans]
@@ -133,15 +138,14 @@ def _widened(text: str, spans: list[tuple[int, int, str]]) -> Iterator[tuple[int
     it stands alone (`\\bAISH_SECRET_…\\b`), so `-pSECRET` is replaced from the `p`, and a value
     inside a longer base64 blob takes the blob's word with it."""
     for start, end, type_ in spans:
-        while start > 0 and _is_word(text[start - 1]):
+        # A word character is one `str.isalnum` takes, or `_`: what `\w` matches.
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
             start -= 1
-        while end < len(text) and _is_word(text[end]):
-            end += 1
-        yield start, end, type_
+        rest = _WORD_REST.match(text, end)  # `\w*` matches everywhere, if only nothing
+        yield start, end if rest is None else rest.end(), type_
 
 
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
+_WORD_REST = re.compile(r"\w*")
 
 
 def _outside_placeholders(text: str, candidates: list[_Candidate]) -> list[_Candidate]:

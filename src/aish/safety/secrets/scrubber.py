@@ -18,7 +18,12 @@ from collections.abc import Mapping
 from aish.safety.secrets.finder import Finding, encoded_forms, find_secrets
 from aish.safety.secrets.shapes import KnownShapes
 from aish.safety.secrets.structures import kubernetes_secret_values
-from aish.safety.secrets.values import PLACEHOLDER, env_file_values, sensitive_environment
+from aish.safety.secrets.values import (
+    PLACEHOLDER,
+    assignment_lines,
+    env_file_values,
+    sensitive_environment,
+)
 
 __all__ = [
     "PLACEHOLDER",
@@ -77,9 +82,10 @@ class SecretVault:
         """`text` with every secret replaced by its placeholder. Learns the `.env`-style values
         and the decoded values of Kubernetes Secrets in `text` first. Scrubbing scrubbed text
         changes nothing."""
-        self.learn(env_file_values(text))
+        lines = assignment_lines(text)  # once: learned from, then scrubbed
+        self.learn(env_file_values(text, lines))
         self.learn(kubernetes_secret_values(text))
-        findings = find_secrets(text, self._known, self._shapes)
+        findings = find_secrets(text, self._known, self._shapes, lines)
         if not findings:
             return text
         parts: list[str] = []

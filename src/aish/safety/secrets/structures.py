@@ -17,7 +17,13 @@ import re
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
-from aish.safety.secrets.anchors import fold, literal_first, matches_from, positions
+from aish.safety.secrets.anchors import (
+    AtLineStarts,
+    fold,
+    literal_first,
+    matches_from,
+    positions,
+)
 from aish.safety.secrets.values import (
     looks_like_password,
     looks_like_random_token,
@@ -127,9 +133,12 @@ def code_spans(text: str) -> Iterator[Span]:
                 yield match.start(4), match.end(4), type_for_name(match.group(2))
 
 
+_PGPASS_LINES = AtLineStarts(_PGPASS)
+
+
 def pgpass_spans(text: str) -> Iterator[Span]:
     """`host:port:database:user:password`, the `.pgpass` line."""
-    for match in _PGPASS.finditer(text):
+    for match in _PGPASS_LINES.finditer(text):
         if looks_like_password(match.group(1)):
             yield match.start(1), match.end(1), "PASSWORD"
 
@@ -253,10 +262,12 @@ def _kubernetes_entries(text: str) -> Iterator[tuple[int, int, bool]]:
 
 def _is_kubernetes_secret(text: str) -> bool:
     """Whether `_K8S_SECRET` matches: tried where each `kind` line starts, and at `"kind"`."""
-    for kind in positions(text, ("kind",)):
+    kind = text.find("kind")
+    while kind != -1:  # one at a time: the first that tells is enough
         line = text.rfind("\n", 0, kind) + 1
         if _K8S_SECRET.match(text, line) or _K8S_SECRET.match(text, max(0, kind - 1)):
             return True
+        kind = text.find("kind", kind + 1)
     return False
 
 
