@@ -217,7 +217,10 @@ class ModelChoice:
 
     def _mapping(self) -> str:
         classes = self._config.routing.classes
-        return ", ".join(f"{c} → {classes.get(c) or 'your model'}" for c in _CLASSES)
+        routed = ", ".join(f"{c} → {classes.get(c) or 'your model'}" for c in _CLASSES)
+        # `??` is routed whether or not auto-routing is on (`fix_target`).
+        fix = classes.get("fix") or ("fast" if "fast" in self._config.models else "your model")
+        return f"{routed}; ?? (fix) → {fix}"
 
     def _say(self, text: str) -> None:
         self._status(text)
