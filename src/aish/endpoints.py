@@ -13,10 +13,11 @@ reached through an HTTP proxy from the environment.
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["Api", "is_loopback_endpoint"]
+__all__ = ["Api", "is_loopback_endpoint", "shown_endpoint"]
 
 # The wire formats a preset may name. The broker has one adapter per name
 # (`llm.adapters.ADAPTERS`); a test checks the two agree.
@@ -41,3 +42,13 @@ def is_loopback_endpoint(url: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped.is_loopback
     return address.is_loopback
+
+
+# `scheme://user:password@` up to the last `@` of the authority (a raw `@` in a password too).
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
+def shown_endpoint(url: str) -> str:
+    """The URL as a message may quote it: credentials written into it (`user:pass@`, which
+    is sent as Basic auth) replaced by `***`, so an error never shows or logs them."""
+    return _USERINFO.sub(r"\1***@", url)

@@ -162,6 +162,32 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_as_httpx_did() -> None:
     assert "@" not in seen[0].headers["host"]
 
 
+def test_errors_quote_an_endpoint_without_the_credentials_written_into_it() -> None:
+    """`https://user:pass@host/v1` sends the password as Basic auth; the status line, the
+    session log and the error a refused or failing request turns into must not show it."""
+
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(response(401, b'{"error": {"message": "bad key"}}'))
+
+    async def run() -> list[str]:
+        said: list[str] = []
+        async with RawServer(refuse) as server:
+            endpoint = server.url.replace("http://", "http://me:s3cret-pw@") + "/v1"
+            for url in (endpoint, endpoint.rsplit(":", 1)[0] + ":9/v1"):  # 401, then refused
+                target = ModelTarget("raw", url, "m", max_retries=0)
+                try:
+                    await chat(target, [Message("user", "hi")])
+                except LLMError as error:
+                    said.append(str(error))
+        return said
+
+    said = _run(run())
+    assert len(said) == 2 and "HTTP 401" in said[0] and "cannot connect" in said[1]
+    for message in said:
+        assert "s3cret-pw" not in message and "***@127.0.0.1" in message
+
+
 # --- ambiguous framing --------------------------------------------------------------------------
 
 

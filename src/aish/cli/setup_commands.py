@@ -37,6 +37,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
+    from aish.endpoints import shown_endpoint
     from aish.errors import ConfigError
     from aish.llm.probe import check_endpoint
     from aish.session import resolve_target
@@ -66,7 +67,8 @@ def run_doctor(args: argparse.Namespace) -> int:
         healthy = healthy and ok
         mark = "ok " if ok else "bad"
         # The detail can quote what the server sent.
-        line = f"  [{mark}] {name}: {target.model} via {target.api} at {target.endpoint}: {detail}"
+        endpoint = shown_endpoint(target.endpoint)
+        line = f"  [{mark}] {name}: {target.model} via {target.api} at {endpoint}: {detail}"
         print(visible(line))
     return EXIT_OK if healthy else EXIT_FAILED
 

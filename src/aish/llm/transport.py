@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from aish.endpoints import is_loopback_endpoint
+from aish.endpoints import is_loopback_endpoint, shown_endpoint
 from aish.errors import ConfigError
 from aish.llm import http1
 from aish.llm.errors import (
@@ -125,8 +125,10 @@ def typed_errors(url: str, target: ModelTarget, partial: Callable[[], str]) -> I
     """Translate whatever the transport raises inside the block into an `LLMError` (or a
     `ConfigError` for a request that cannot be built as configured).
 
-    `partial` returns the text received so far, kept on the error.
+    `partial` returns the text received so far, kept on the error. `url` is quoted without
+    the credentials it may hold.
     """
+    url = shown_endpoint(url)
     try:
         yield
     except http1.HTTP1Error as exc:
@@ -223,6 +225,7 @@ def _bad_header(url: str) -> ConfigError:
 
 async def status_error(response: StreamedResponse, url: str) -> HTTPStatusError:
     """The typed error for a response to `url` whose status is not a success."""
+    url = shown_endpoint(url)
     raw = b""
     async for piece in response.aiter_bytes():
         raw += piece

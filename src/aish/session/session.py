@@ -322,7 +322,9 @@ class Session:
         preset = self.config.models.get(name)
         if preset is None:
             return f"{name}: (unknown)"
-        return f"{name}: {preset.model} via {preset.api} at {preset.endpoint}"
+        from aish.endpoints import shown_endpoint
+
+        return f"{name}: {preset.model} via {preset.api} at {shown_endpoint(preset.endpoint)}"
 
     def policies(
         self, mode: gate.Mode, cwd: Callable[[], str], *, yes_safe: bool = False
