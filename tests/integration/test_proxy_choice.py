@@ -176,3 +176,35 @@ def test_the_proxy_decision_is_httpxs(
     with httpx.Client(trust_env=True) as client:
         for url in URLS:
             assert proxy_applies(url) == _httpx_proxies(client, url), (environment, url)
+
+
+@pytest.mark.parametrize("charset", ["rot13", "base64"])
+def test_a_charset_that_is_no_text_encoding_reads_as_utf8_through_the_proxy_too(
+    charset: str, no_proxy_env: pytest.MonkeyPatch
+) -> None:
+    """httpx carries proxied requests, and its own text decoding raises a TypeError for a
+    charset that is a codec but no text encoding: the broker decodes the bytes itself."""
+    event = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+
+    async def model(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        body = event + b"data: [DONE]\n\n"
+        writer.write(
+            f"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset={charset}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+
+    async def run() -> tuple[str, list[str]]:
+        seen: list[str] = []
+        async with RawServer(model) as server, _forwarding_proxy(server.url, seen) as proxy:
+            no_proxy_env.setenv("HTTP_PROXY", proxy.url)
+            pool = ClientPool()
+            target = ModelTarget("remote", REMOTE, "m", max_retries=0)
+            reply = await chat(target, [Message("user", "hi")], client=pool.client(target))
+            await pool.aclose()
+            return reply.text, seen
+
+    text, seen = asyncio.run(run())
+    assert seen == ["POST http://model.test/v1/chat/completions HTTP/1.1"]  # httpx, via the proxy
+    assert text == "hi"

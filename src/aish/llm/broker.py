@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from aish.errors import ConfigError
+from aish.llm import http1
 from aish.llm.adapters import StreamDecoder, adapter_for
 from aish.llm.errors import HTTPStatusError, LLMError, ProtocolError
 from aish.llm.estimate import estimate_usage
@@ -185,7 +186,10 @@ async def _one_attempt(
                     f"expected an event stream from {wire.url}, got {content_type}: "
                     f"{describe_body(body, content_type)}"
                 )
-            sses = aiter_sse(seen.counting(response.aiter_text()))
+            # Decoded here, not by the client: httpx's aiter_text raises a TypeError for a
+            # charset that is a codec but no text encoding (`rot13`), which a server may name.
+            encoding = http1.text_encoding(response.headers.get("content-type", ""))
+            sses = aiter_sse(seen.counting(http1.decoded(response.aiter_bytes(), encoding)))
             async with contextlib.aclosing(sses):
                 async for sse in sses:
                     seen.events += 1

@@ -37,9 +37,8 @@ class StreamedResponse(Protocol):
 
     async def aread(self) -> bytes: ...
 
+    # Text is decoded by the broker (`http1.decoded`), the same way whichever client read it.
     def aiter_bytes(self) -> AsyncIterator[bytes]: ...
-
-    def aiter_text(self) -> AsyncIterator[str]: ...  # the declared charset, bad bytes replaced
 
 
 class ModelClient(Protocol):

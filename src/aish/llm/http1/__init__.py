@@ -25,7 +25,7 @@ from aish.llm.http1.errors import (
     ReadTimedOut,
     WriteTimedOut,
 )
-from aish.llm.http1.response import Response
+from aish.llm.http1.response import Response, decoded, text_encoding
 
 __all__ = [
     "BadHeader",
@@ -39,4 +39,6 @@ __all__ = [
     "ReadTimedOut",
     "Response",
     "WriteTimedOut",
+    "decoded",
+    "text_encoding",
 ]
