@@ -475,26 +475,35 @@ _RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$", re.S)
 
 
 def parse(text: str) -> list[Call]:
-    calls: list[Call] = []
-    pending: dict[int, str] = {}
+    """The calls in the order they began. An interrupted call keeps its place: a thread's first
+    calls are often printed before its parent's `clone` resumes with the thread's id, and the
+    judge must see the clone first to know which program the thread runs."""
+    slots: list[Call | None] = []
+    pending: dict[int, tuple[int, str]] = {}
     for raw in text.splitlines():
         match = _LINE.match(raw)
         if match is None:
             continue
         pid, rest = int(match[1]), match[2]
         if rest.endswith(_UNFINISHED):
-            pending[pid] = rest[: -len(_UNFINISHED)]
+            pending[pid] = (len(slots), rest[: -len(_UNFINISHED)])
+            slots.append(None)
             continue
+        slot = len(slots)
         resumed = _RESUMED.match(rest)
         if resumed is not None:
-            rest = pending.pop(pid, resumed[1] + "(") + resumed[2]
+            slot, start = pending.pop(pid, (slot, resumed[1] + "("))
+            rest = start + resumed[2]
         call = _CALL.match(rest)
-        if call is not None:
-            calls.append(Call(pid, call[1], call[2], call[3]))
-    for pid, rest in pending.items():  # killed mid-call: still an attempt
+        if call is None:
+            continue
+        if slot == len(slots):
+            slots.append(None)
+        slots[slot] = Call(pid, call[1], call[2], call[3])
+    for pid, (slot, rest) in pending.items():  # killed mid-call: still an attempt
         name, _, args = rest.partition("(")
-        calls.append(Call(pid, name, args, "?"))
-    return calls
+        slots[slot] = Call(pid, name, args, "?")
+    return [call for call in slots if call is not None]
 
 
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
