@@ -440,3 +440,47 @@ def test_zsh_keeps_the_models_commands_out_of_its_histfile_too(
     assert histfile.read_text() == (
         "echo from-an-earlier-session\necho typed-$((1+1))\necho typed-again\nexit\n"
     )
+
+
+# ---- history expansion: !!, ^old^new, and one that fails ---------------------------------------
+
+
+def _shown_lines(text: str) -> list[str]:
+    """The lines a command printed, without the echo of the typed line and terminal codes."""
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", text)
+    lines = [line.strip() for line in plain.split("\n")]
+    return [line for line in lines[1:] if line]
+
+
+def test_history_expansion_prints_and_fails_as_in_bash(
+    serve: ServeFn,
+    aish_home: Path,
+    terminals: list[AishTerminal],
+    bashes: list[pexpect.spawn],
+) -> None:
+    keys = [
+        "echo one two three",
+        "^three^four",
+        "!!",
+        "echo !no-such-event",
+        "^absent^x",
+        "echo $?",
+    ]
+    server = serve({"default": {"text": "nobody should ask me"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    in_aish = [_shown_lines(aish.run(line)) for line in keys]
+
+    bash = _spawn_bash(aish_home)
+    bashes.append(bash)
+    in_bash = []
+    for line in keys:
+        bash.send(line + "\r")
+        bash.expect(BASH_PROMPT)
+        in_bash.append(_shown_lines(str(bash.before)))
+
+    assert in_bash[1] == ["echo one two four", "one two four"]  # the line it made, then its run
+    assert "event not found" in in_bash[3][0] and in_bash[5] == ["0"]
+    assert in_aish == in_bash
+    assert server.requests == []  # `^three^four` is a line for bash, not a question

@@ -203,3 +203,35 @@ async def test_output_goes_verbatim_to_on_output(sh: Harness) -> None:
     result = await sh.run(r"printf '\e[31mred\e[0m\r\n'", on_output=seen.extend)
     assert bytes(seen) == b"\x1b[31mred\x1b[0m\r\r\n"
     assert result.output.text == "red"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_history_expansion_shows_its_line_and_a_failed_one_ends(
+    tmp_path: Path, shell: str
+) -> None:
+    # As at an interactive prompt: the expanded line is printed before it runs; an expansion
+    # that fails prints why and runs nothing, and the next line runs as usual.
+    async with open_shell(tmp_path, shell=shell) as sh:
+        await sh.run("echo one two three")
+        shown = bytearray()
+        quick = await sh.run("^three^four", on_output=shown.extend)
+        assert quick.output.text.splitlines() == ["echo one two four", "one two four"]
+        assert b"echo one two four" in shown
+        await sh.run("false")
+        failed = await sh.run("echo !nothing-like-this", on_output=shown.extend)
+        assert "event not found" in failed.output.text
+        assert b"event not found" in shown
+        if shell == "bash":  # bash leaves $? as it was; zsh calls it an error
+            assert failed.exit_status == 1
+        nomatch = await sh.run("^absent^x")
+        assert "substitution failed" in nomatch.output.text or "no match" in nomatch.output.text
+        assert (await sh.run("echo fine")).output.text == "fine"
+
+
+async def test_a_dropped_line_of_the_model_takes_no_history_of_the_user(sh: Harness) -> None:
+    # The model's lines are taken out of the history; one bash drops unrun was never in it,
+    # so the user's next line must stay.
+    await sh.run("echo !nothing-like-this", private=True)
+    await sh.run("echo users-own")
+    history = (await sh.run("history 2")).output.text
+    assert "echo users-own" in history

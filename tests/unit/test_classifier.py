@@ -176,6 +176,11 @@ CASES = [
     # …but an indirect name the line does not set evaluates whatever subscript x holds
     ("[[ a != b ]] && echo $! ${!x}", "unknown", "takes a variable name from x"),
     ("ls [!a]*", "safe", ""),
+    # quick substitution: a line led by `^` re-runs the previous command, changed
+    ("^ls^rm -rf ~", "unknown", "^ls^rm expands to an earlier command"),
+    ("^echo", "unknown", "^echo expands"),
+    ("echo ok\n^ok^x", "unknown", "^ok^x expands"),
+    ("echo ^a^b; grep '^x' f", "safe", ""),
     ('echo "hi!"', "safe", ""),
     # variables that change what the shell does later
     ("readonly PS1='$(touch x)'", "unknown", "sets PS1"),

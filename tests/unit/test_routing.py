@@ -52,6 +52,8 @@ def test_meta_commands_and_ask(line: str, target: str, text: str) -> None:
         ("! why", "shell", "why"),
         ("!gti status", "shell", "gti status"),
         ("!!", "shell", "!!"),  # history expansion, passed unchanged
+        ("^three^four", "shell", "^three^four"),  # quick substitution, as bash reads it
+        ("^typo", "shell", "^typo"),  # `old` removed from the last command
         ("?ls -la", "model", "ls -la"),
         ("? how do I exit vim", "model", "how do I exit vim"),
         ("?", "model", ""),

@@ -173,6 +173,45 @@ async def test_a_line_that_runs_nothing_keeps_the_error() -> None:
     assert (result.exit_status, result.output.text) == (2, "bash: syntax error near `)'")
 
 
+async def test_a_line_the_shell_drops_unrun_ends_at_the_next_prompt() -> None:
+    # A failed history expansion: no C, no D; bash's next prompt says the line was dropped
+    # (`1`) and counts the prompt. A key binding's redraw repeats the prompt it redraws, flag
+    # and count alike, and is no such end.
+    protocol, host = ready_protocol()
+    shown = bytearray()
+    cmd = command("echo !nope", shown)
+    protocol.inject(cmd)
+    dropped_before = m("A", "0;1;7") + m("B")
+    protocol.feed(b"echo !nope\r\x1b[K\r" + m("A", "0;0;8") + m("B"))
+    assert protocol.phase is Phase.INJECTED
+    protocol.feed(b"echo !nope\r\n" + b"bash: !nope: event not found\r\n" + dropped_before)
+    assert protocol.phase is Phase.READY
+    result = await cmd.done
+    assert (result.exit_status, result.output.text) == (0, "bash: !nope: event not found")
+    assert bytes(shown) == b"bash: !nope: event not found\r\n"
+    # The relay of keys stopped, but no END_OF_INPUT: no hook is there to read it.
+    assert host.ended == 1 and not bytes(host.typed).endswith(END_OF_INPUT)
+
+    again = command("ls")
+    protocol.inject(again)
+    # The redraw after aish's key reprints the last prompt, `1` included: not an end.
+    protocol.feed(b"ls\r\x1b[K\r" + dropped_before + b"ls\r\n" + m("C", "1") + b"a\r\n")
+    assert protocol.phase is Phase.RUNNING
+    protocol.feed(m("D", "0") + m("A", "0;0;8") + m("B"))
+    assert (await again.done).output.text == "a"
+
+
+async def test_the_line_a_history_expansion_made_is_shown_before_its_output() -> None:
+    protocol, _host = ready_protocol()
+    shown = bytearray()
+    cmd = command("!!", shown)
+    protocol.inject(cmd)
+    protocol.feed(b"!!\r\n" + b"echo three\r\n" + m("C", "1") + b"three\r\n" + m("D", "0") + PROMPT)
+    result = await cmd.done
+    assert result.output.text == "echo three\nthree"
+    assert bytes(shown) == b"echo three\r\nthree\r\n"
+
+
 async def test_a_continuation_prompt_is_cancelled() -> None:
     protocol, host = ready_protocol()
     cmd = command("echo 'open")

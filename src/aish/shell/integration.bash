@@ -6,7 +6,8 @@
 #
 #   ESC ] 6973 ; <nonce> ; <kind> [; <value>] BEL
 #
-#   A;<$?>   prompt start (PS1)              B   ready for input (end of PS1)
+#   A;<$?>;<0|1>;<n>  prompt start (PS1): 1 when aish's line was dropped unrun; n counts prompts
+#   B        ready for input (end of PS1)
 #   C;<0|1>  output starts (PS0); 1 when the line was injected by aish
 #   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's); after
 #            aish's own line the hook then waits for \e[5009~ (below) before going on
@@ -51,6 +52,7 @@ __aish_nonce=${AISH_NONCE-}
 __aish_inject=0 # set by aish's key just before readline accepts aish's line
 __aish_ran=0     # the command now finishing was aish's
 __aish_zero=('') # PS0 assigns through an array subscript: see __aish_install
+__aish_prompts=0 # counted in PS1, so that a redrawn prompt is told from a new one
 __aish_private=0 # the line being run is not the user's; __aish_private_at is its history number
 __aish_dir=${BASH_SOURCE[0]%/*} # aish's private directory, which holds this file
 
@@ -232,7 +234,12 @@ __aish_install() {
     PROMPT_COMMAND=__aish_precmd$'\n'${__aish_pc:+$__aish_pc$'\n'}__aish_prompt
   fi
   local n=$__aish_nonce
-  __aish_ps1='\[\e]6973;'$n';A;$?\a\]\[\e]6973;'$n';B\a\]'
+  # A also reports the injected-line flag, then clears it, and counts prompts. PS1 is expanded
+  # once per new prompt (a key binding's redraw reprints the last expansion, count and all), so
+  # a 1 in a prompt with a new count means aish's line was taken but neither PS0 nor
+  # PROMPT_COMMAND ran: bash dropped it (a failed history expansion). Such a line is not in the
+  # history either: the private mark goes too, or it would delete the user's next line.
+  __aish_ps1='\[\e]6973;'$n';A;$?;${__aish_inject};$((__aish_prompts+=1))\a${__aish_zero[__aish_private&=!__aish_inject,__aish_inject=0]}\]\[\e]6973;'$n';B\a\]'
   __aish_ps2='\[\e]6973;'$n';F\a\]'
   # PS0 is expanded in the shell itself (a $(…) here would run in a subshell and fork per
   # command): it reports whether the line was injected, then moves the flag along through the

@@ -195,6 +195,7 @@ class ShellProtocol:
         self.command: PendingCommand | None = None
         self.query: NameQuery | EnvQuery | None = None
         self.startup_output = bytearray()
+        self._last_prompt = ""  # the last A marker's value: a redraw repeats it
 
     def starting(self, nonce: str) -> None:
         """A new shell process with this nonce was spawned."""
@@ -288,6 +289,9 @@ class ShellProtocol:
 
     def _on_marker(self, marker: Marker) -> None:
         kind, value, phase, cmd = marker.kind, marker.value, self.phase, self.command
+        redrawn = kind == "A" and value == self._last_prompt  # a key binding's redraw repeats it
+        if kind == "A":
+            self._last_prompt = value
         if kind == "P":
             if value.startswith("Cwd="):
                 self.cwd = value[4:]
@@ -303,9 +307,17 @@ class ShellProtocol:
                 # A prompt without D: the command replaced PROMPT_COMMAND; $? is in A too.
                 cmd.status, cmd.hooks_lost = _status(value), True
                 self._set_phase(Phase.FINISHING)
+            elif phase is Phase.INJECTED and cmd is not None and not redrawn and _discarded(value):
+                # bash took our line and dropped it before running anything, with no D: a
+                # failed history expansion (`!nope`, `^old^new` that matches nothing). $? is
+                # unchanged, as bash leaves it.
+                self._ran_nothing(cmd, _status(value), keys_handed_back=False)
         elif kind == "C":
             if phase is Phase.INJECTED and cmd is not None:
                 if value == "1":
+                    # What the shell printed between taking the line and running it: the
+                    # line a history expansion made (`!!` → `echo three`), as bash shows it.
+                    self._show(cmd, strip_echo(bytes(cmd.echo), cmd.text))
                     self._set_phase(Phase.RUNNING)
                 else:
                     cmd.foreign = True
@@ -334,11 +346,30 @@ class ShellProtocol:
                 cmd.foreign = False  # the typed-ahead line is done; ours comes next
                 return
             # Our line ran no command: a syntax error, a comment, or a cancelled continuation.
-            cmd.status = status
+            self._ran_nothing(cmd, status, keys_handed_back=True)
+
+    def _ran_nothing(self, cmd: PendingCommand, status: int, *, keys_handed_back: bool) -> None:
+        """Our line is over without a command: what the shell said about it (a syntax error,
+        `event not found`) is its output. Only after a D does the shell hand back the keys
+        typed for it; without one it is at its next prompt and just stops getting them."""
+        cmd.status = status
+        if keys_handed_back:
             self._end_input(cmd)
-            if not cmd.incomplete:
-                cmd.capture.feed(strip_echo(bytes(cmd.echo), cmd.text))
-            self._set_phase(Phase.FINISHING)
+        else:
+            self._host.end_input()
+        if not cmd.incomplete:
+            self._show(cmd, strip_echo(bytes(cmd.echo), cmd.text))
+        self._set_phase(Phase.FINISHING)
+
+    def _show(self, cmd: PendingCommand, data: bytes) -> None:
+        if not data:
+            return
+        cmd.capture.feed(data)
+        if cmd.detached:
+            self._background(data)
+        else:
+            for sink in cmd.sinks:
+                _deliver(sink, data)
 
     def _end_input(self, cmd: PendingCommand) -> None:
         """Keys the command did not read belong to the next prompt: the shell waits for this
@@ -387,6 +418,12 @@ def _deliver(sink: Callable[[bytes], None], data: bytes) -> None:
         sink(data)
     except Exception:
         _log.exception("shell output consumer failed")
+
+
+def _discarded(prompt_value: str) -> bool:
+    """An A marker's `<$?>;1;<n>`: the prompt after a line aish typed that the shell never ran
+    (bash's PS1 reports the injected-line flag that only PS0 and PROMPT_COMMAND clear)."""
+    return prompt_value.split(";")[1:2] == ["1"]
 
 
 def _status(value: str) -> int:

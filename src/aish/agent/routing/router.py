@@ -9,6 +9,7 @@ It never looks at the filesystem, PATH or environment itself. The rules, first m
 1. An empty or blank line goes to the shell with empty text (the REPL ignores it).
 2. `:ask <text>` goes to the model with `<text>`; any other `:word …` is a meta command.
 3. `!…` forces the shell (`!` removed; `!!…`, history expansion, is passed unchanged);
+   `^old^new`, bash's quick substitution (the last command with a change), goes to the shell;
    `?…` forces the model (`?` removed).
 4. A line bash cannot parse goes to the model (tree-sitter-bash, plus reserved words such as
    `done` or `then` in command position, which bash rejects). Valid bash that tree-sitter
@@ -125,6 +126,8 @@ def _forced(line: str) -> Route | None:
         return Route("shell", line, "`!!` is bash history expansion")
     if first == "!":
         return Route("shell", line[1:].strip(), "the `!` prefix forces the shell")
+    if first == "^" and len(line) > 1:
+        return Route("shell", line, "`^old^new` is bash quick substitution: the last line, changed")
     if first == "?":
         return Route("model", line[1:].strip(), "the `?` prefix forces the model")
     return None

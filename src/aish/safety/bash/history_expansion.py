@@ -5,7 +5,9 @@ before the line is even parsed: `echo !-2` runs with the words of an earlier lin
 re-runs the last one. The parser never sees that text, so a line that uses it cannot be judged
 from what is written. This finds such a `!` the way bash's history expander does: not inside
 single quotes, not after a backslash, not before a blank, `=` or `(`, and not in `$!`, `${!`
-or a `[!…]` bracket.
+or a `[!…]` bracket. A line that begins with `^` is bash's quick substitution: `^old^new`
+re-runs the previous command with `old` replaced, whatever follows (bash expands every line it
+reads at the prompt, so the start of each line of a multi-line text counts).
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ _NOT_AFTER = frozenset(" \t\r\n=(")
 
 
 def history_expansion(line: str) -> str | None:
-    """The first `!…` that bash would expand in `line`, or None."""
+    """The first `!…` or quick substitution (`^old^new`) that bash would expand in `line`, or
+    None."""
+    quick = _quick_substitution(line)
+    if quick is not None:
+        return quick
     if "!" not in line:
         return None
     quote = ""
@@ -34,6 +40,13 @@ def history_expansion(line: str) -> str | None:
                 end += 1
             return line[i:end]
         i += 1
+    return None
+
+
+def _quick_substitution(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith("^") and len(line) > 1:
+            return line.split(maxsplit=1)[0][:24]
     return None
 
 
