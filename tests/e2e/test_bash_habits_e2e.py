@@ -484,3 +484,53 @@ def test_history_expansion_prints_and_fails_as_in_bash(
     assert "event not found" in in_bash[3][0] and in_bash[5] == ["0"]
     assert in_aish == in_bash
     assert server.requests == []  # `^three^four` is a line for bash, not a question
+
+
+# ---- vi keys where the shell sets them --------------------------------------------------------
+
+# `echo hello world`, Esc, `b` (back a word), `cw` (change it), `there`, Enter: vi keys make
+# `hello there`; emacs keys take Esc-b as back a word and type the rest.
+_VI_KEYS = "echo hello world\x1bbcwthere\r"
+
+
+def test_set_o_vi_in_bashrc_gives_the_prompt_vi_keys_as_in_bash(
+    serve: ServeFn,
+    aish_home: Path,
+    terminals: list[AishTerminal],
+    bashes: list[pexpect.spawn],
+) -> None:
+    server = serve({"default": {"text": "nobody should ask me"}})
+    with (aish_home / ".bashrc").open("a") as rc:
+        rc.write("set -o vi\n")
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("true")  # the shell has told its keys by now, whenever the first prompt came
+    aish.child.send(_VI_KEYS)
+    assert "hello there" in aish.wait_prompt()
+    # Typed at the prompt, as in bash: the next prompt has the keys the shell now has.
+    aish.run("set -o emacs")
+    aish.child.send(_VI_KEYS)
+    assert "hello cwthereworld" in aish.wait_prompt()
+
+    bash = _spawn_bash(aish_home)
+    bashes.append(bash)
+    bash.send("set -o vi\r")
+    bash.expect(BASH_PROMPT)
+    bash.send(_VI_KEYS)
+    bash.expect("hello there")
+    bash.expect(BASH_PROMPT)
+
+
+def test_edit_mode_in_the_config_outranks_the_shell(
+    serve: ServeFn, aish_home: Path, terminals: list[AishTerminal]
+) -> None:
+    server = serve({"default": {"text": "nobody should ask me"}})
+    with (aish_home / ".bashrc").open("a") as rc:
+        rc.write("set -o vi\n")
+    aish = spawn_aish(aish_home, config=_config(server.url) + '[ui]\nedit_mode = "emacs"\n')
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.run("true")
+    aish.child.send(_VI_KEYS)
+    assert "hello cwthereworld" in aish.wait_prompt()

@@ -177,3 +177,29 @@ async def test_zsh_user_zdotdir_is_honoured(tmp_path: Path) -> None:
     async with open_shell(tmp_path, shell="zsh", env=env) as sh:
         assert (await sh.run("from-zdotdir")).output.text == "zdotdir-ok"
         assert (await sh.run('echo "$ZDOTDIR"')).output.text == str(config)
+
+
+async def test_the_shell_reports_its_editing_keys_as_its_rc_files_and_commands_set_them(
+    tmp_path: Path,
+) -> None:
+    # inputrc's editing-mode is readline's, not in SHELLOPTS: the shell must still say vi.
+    home = write_home(tmp_path, ".inputrc", "set editing-mode vi\n")
+    async with open_shell(tmp_path, home=home) as sh:
+        assert sh.session.edit_keys == "vi"
+        await sh.run("set -o emacs")
+        assert sh.session.edit_keys == "emacs"
+        await sh.run("set -o vi")
+        assert sh.session.edit_keys == "vi"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    async with open_shell(plain) as sh:
+        assert sh.session.edit_keys == "emacs"
+
+
+@needs_zsh
+async def test_zsh_reports_bindkey_v_as_vi_keys(tmp_path: Path) -> None:
+    home = write_home(tmp_path, ".zshrc", "bindkey -v\n")
+    async with open_shell(tmp_path, shell="zsh", home=home) as sh:
+        assert sh.session.edit_keys == "vi"
+        await sh.run("bindkey -e")
+        assert sh.session.edit_keys == "emacs"

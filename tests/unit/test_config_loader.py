@@ -385,7 +385,7 @@ def test_env_clash_between_a_value_and_a_table(user_file: Path) -> None:
 def test_flag_mistakes_name_the_flag(user_file: Path) -> None:
     loaded = load(PRESETS, user_file, flags={"default_model": "nope", "ui.edit_mode": "ed"})
     assert loaded.warnings == [
-        "flag --ui.edit_mode: must be 'emacs' or 'vi' (got 'ed')",
+        "flag --ui.edit_mode: must be 'shell', 'emacs' or 'vi' (got 'ed')",
         "flag --model: no model preset named 'nope' (known: fast, deep)",
     ]
     assert loaded.config.default_model == "fast"

@@ -35,7 +35,7 @@ def test_section_defaults() -> None:
     assert (config.context.output_max_lines, config.context.output_max_bytes) == (200, 16384)
     assert config.cost.warn_at_dollars == [] and config.cost.stop_at_dollars is None
     assert config.mcp.servers == {} and config.mcp.import_ == []
-    assert (config.ui.show_reasoning, config.ui.edit_mode) == ("dim", "emacs")
+    assert (config.ui.show_reasoning, config.ui.edit_mode) == ("dim", "shell")
 
 
 def test_preset_defaults() -> None:

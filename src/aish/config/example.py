@@ -156,7 +156,7 @@ max_age_days = 7
 [ui]
 show_reasoning = "dim"       # or "hide"
 # shell = "bash"             # default: $SHELL when it is bash or zsh
-edit_mode = "emacs"          # or "vi"
+edit_mode = "shell"          # as your shell's `set -o vi`/inputrc say; or "emacs", "vi"
 # completion_timeout_s = 2.0 # how long Tab waits for the shell's completion (git's, yours)
 # fix_key = "escape f"       # on an empty line after a failure, as ?? does: a fix in the editor
 suggest = "history"          # ghost text as you type: "history", "model" (local) or "off"

@@ -326,7 +326,11 @@ DESCRIPTIONS: dict[str, str] = {
         'The shell commands run in: `"bash"` or `"zsh"`. Unset: `$SHELL` when it is bash or '
         "zsh, else bash."
     ),
-    "ui.edit_mode": 'Line editing keys: `"emacs"` or `"vi"`.',
+    "ui.edit_mode": (
+        'Line editing keys: `"emacs"`, `"vi"`, or `"shell"`: what your shell would use, as its '
+        "`set -o vi` / `set -o emacs` (in your rc file or typed) or inputrc's `editing-mode` says, "
+        "read at every prompt (zsh: its `vi` option)."
+    ),
     "ui.completion_timeout_s": (
         "How long Tab waits for the shell's completion (a programmable completion such as "
         "git's runs shell code); past it Tab offers nothing from the shell and typing goes on."

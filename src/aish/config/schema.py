@@ -276,7 +276,8 @@ class UiConfig:
     show_reasoning: Literal["dim", "hide"] = "dim"
     # None: $SHELL when it is bash or zsh, else bash.
     shell: str | None = None
-    edit_mode: Literal["emacs", "vi"] = "emacs"
+    # "shell": the keys the shell itself would use (`set -o vi`, inputrc's editing-mode).
+    edit_mode: Literal["shell", "emacs", "vi"] = "shell"
     # How long Tab waits for the shell's answer (a programmable completion runs shell code).
     completion_timeout_s: float = setting(2.0, gt=0, le=60)
     # The key that asks for a fix of the last failed command on an empty line, as `??` does:

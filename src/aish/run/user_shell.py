@@ -149,6 +149,13 @@ class UserShell:
         shell = self.started()
         return shell.cwd if shell is not None else os.getcwd()
 
+    @property
+    def edit_keys(self) -> str | None:
+        """`vi` or `emacs`, as the shell's `set -o vi` / inputrc set its line editor; None
+        until the shell is up."""
+        shell = self.started()
+        return shell.edit_keys if shell is not None else None
+
     async def state_report(self) -> ShellStateReport:
         """The live shell's aliases, functions, PATH … as the gate reads them."""
         return await (await self._shell()).state_report()

@@ -12,6 +12,7 @@
 #   D;<$?>   command done (first PROMPT_COMMAND entry, so $? is still the command's); after
 #            aish's own line the hook then waits for \e[5009~ (below) before going on
 #   P;Cwd=<escaped $PWD>                     F   continuation prompt (PS2): the line is incomplete
+#   P;Keys=<vi|emacs>  the line editor's keys (`set -o vi`), for aish's own prompt
 #   K;<section> … K;end   names of builtins, keywords, aliases, functions (on request)
 #   E;<status>  the exported variables are written to <this file's dir>/aish-env.<$$> (on request)
 #               or, for \e[5007~, what resolves command names to <this file's dir>/aish-state.<$$>
@@ -81,6 +82,13 @@ __aish_precmd() {
   ((__aish_private)) && __aish_forget_private
   __aish_escape "$PWD"
   builtin printf '\e]6973;%s;P;Cwd=%s\a' "$__aish_nonce" "$__aish_value"
+  # readline's editing mode, as `set -o vi`, `set -o emacs` or inputrc's editing-mode left it
+  # (SHELLOPTS misses the inputrc's; `shopt -o` asks readline, without a fork)
+  if builtin shopt -qo vi; then
+    builtin printf '\e]6973;%s;P;Keys=vi\a' "$__aish_nonce"
+  else
+    builtin printf '\e]6973;%s;P;Keys=emacs\a' "$__aish_nonce"
+  fi
   # The user's PROMPT_COMMAND entries run after this one and may read $? too (but under the
   # user's errexit a failing hook would end the shell).
   [[ $- == *e* ]] || return "$__aish_status"
@@ -314,4 +322,8 @@ if [[ -n $__aish_sudo_askpass ]]; then
 fi
 builtin unset __aish_sudo_askpass
 
+# Readline reads ~/.inputrc when it is first used: let that be now. __aish_install's `local -`
+# restores the options from before it ran, the editing mode among them, and would turn an
+# inputrc's `set editing-mode vi` back into emacs.
+builtin bind 'set enable-bracketed-paste off'
 __aish_install

@@ -3,7 +3,7 @@
 # its header); here they come from precmd/preexec hooks and ZLE widgets:
 #
 #   A;<%?> B   PS1                      C;<0|1>   last preexec hook
-#   D;<$?> P;Cwd=…  first precmd hook   F         PS2
+#   D;<$?> P;Cwd=… P;Keys=<vi|emacs>  first precmd hook   F   PS2
 #   (after D for aish's own line, the keys up to \e[5009~ go to <dir>/aish-typeahead.<$$>)
 #   K;… and E;<status>  from the widgets behind aish's keys \e[5004~, \e[5006~ and \e[5007~
 #
@@ -49,6 +49,13 @@ __aish_precmd() {
   fi
   __aish_escape "$PWD"
   __aish_osc "P;Cwd=${__aish_value}"
+  # The main keymap is viins after `bindkey -v` (which leaves the `vi` option unset) or
+  # `set -o vi`. Asking bindkey costs a fork (about a millisecond) per prompt.
+  if [[ -o vi || $(bindkey -lL main 2>/dev/null) == *' viins main'* ]]; then
+    __aish_osc "P;Keys=vi"
+  else
+    __aish_osc "P;Keys=emacs"
+  fi
 }
 
 __aish_keep_typeahead() {

@@ -196,6 +196,7 @@ class ShellProtocol:
         self.query: NameQuery | EnvQuery | None = None
         self.startup_output = bytearray()
         self._last_prompt = ""  # the last A marker's value: a redraw repeats it
+        self.edit_keys: str | None = None  # "vi" or "emacs", as the shell's line editor is set
 
     def starting(self, nonce: str) -> None:
         """A new shell process with this nonce was spawned."""
@@ -295,6 +296,8 @@ class ShellProtocol:
         if kind == "P":
             if value.startswith("Cwd="):
                 self.cwd = value[4:]
+            elif value in ("Keys=vi", "Keys=emacs"):
+                self.edit_keys = value[5:]
         elif kind == "B":
             if phase in (Phase.STARTING, Phase.FOREIGN):
                 self._set_phase(Phase.READY)

@@ -167,6 +167,12 @@ class ShellSession:
         return self._protocol.cwd
 
     @property
+    def edit_keys(self) -> str | None:
+        """`vi` or `emacs`: the keys the shell's own line editor uses (`set -o vi`), as last
+        reported; None before the first prompt."""
+        return self._protocol.edit_keys
+
+    @property
     def alive(self) -> bool:
         return self._proc is not None and self._protocol.phase is not Phase.DEAD
 

@@ -28,6 +28,7 @@ from aish.ui.chat_view import ChatView
 from aish.ui.render.visible_text import visible
 from aish.ui.repl.agent_runs import AgentRuns
 from aish.ui.repl.continuation import InputAbandoned
+from aish.ui.repl.edit_keys import editing_mode, follow_shell_keys, follow_when_the_shell_starts
 from aish.ui.repl.fix_key import fix_key_bindings, is_fix_line
 from aish.ui.repl.mcp_servers import ReplMcp
 from aish.ui.repl.meta.commands import COMMANDS, norris_mode_line, run_meta
@@ -147,12 +148,22 @@ class Repl:
         self._known_task = known_task
         prompt = self._prompt_session()
         self._mcp.start_after_first_prompt(prompt)
+        edit_mode = self.session.loaded.config.ui.edit_mode
+        keys_task = asyncio.ensure_future(
+            follow_when_the_shell_starts(
+                prompt,
+                edit_mode,
+                self._commands.started_within,
+                lambda: self._commands.edit_keys,
+            )
+        )
         exit_status = 0
         try:
             while not self._quit:
                 self._output.end_partial_output_line()
                 try:
                     default, self._next_line = self._next_line, ""
+                    follow_shell_keys(prompt, edit_mode, self._commands.edit_keys)
                     # A prompt that opens with the model's proposal must not take keys typed
                     # before it appeared: an Enter typed ahead would run a line nobody saw.
                     # They come back in front of the next prompt.
@@ -181,6 +192,7 @@ class Repl:
                     self._known = await known_task
                 await self._handle_guarded(line)
         finally:
+            keys_task.cancel()
             loop.remove_signal_handler(signal.SIGINT)
             if self._io.stand_in:
                 type_ahead.stand_in_for_terminal(None)
@@ -522,7 +534,6 @@ class Repl:
 
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.enums import EditingMode
         from prompt_toolkit.filters import is_searching
         from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
         from prompt_toolkit.search import accept_search
@@ -562,7 +573,6 @@ class Repl:
             accept_search()
             event.app.current_buffer.validate_and_handle()
 
-        vi = self.session.loaded.config.ui.edit_mode == "vi"
         live = ReplLiveShell(
             self._commands.started,
             self._commands.started_within,
@@ -588,7 +598,9 @@ class Repl:
             ),
             prompt_continuation=continuation_prompt,
             input_processors=[tab_display()],
-            editing_mode=EditingMode.VI if vi else EditingMode.EMACS,
+            editing_mode=editing_mode(
+                self.session.loaded.config.ui.edit_mode, self._commands.edit_keys
+            ),
         )
         return self._prompt
 
