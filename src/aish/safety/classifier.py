@@ -24,6 +24,7 @@ from aish.safety.bash.command_walk import (
     walk_bash,
 )
 from aish.safety.bash.history_expansion import history_expansion
+from aish.safety.bash.integration_state import integration_reason
 from aish.safety.bash.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
 from aish.safety.bash.options import ArgView, split_args
 from aish.safety.bash.shell_state import (
@@ -177,6 +178,9 @@ def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -
 def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Judgement:
     judge = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None)
     verdict = judge.text(command, 0, ())
+    integration = integration_reason(command)
+    if integration is not None:
+        verdict = worst([verdict, Verdict("unknown", (integration,))])
     expansion = history_expansion(command)
     if expansion is not None:
         # The shell would run an earlier line's words, not what is written here.

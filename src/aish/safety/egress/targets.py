@@ -87,6 +87,8 @@ def targets(program: str, spec: Program, args: Sequence[Arg]) -> list[Target] | 
         return [_host(operands[0], spec.default_port)] if operands else []
     if shape == "mail":
         return [_mail(a) for a in operands]
+    if shape == "client":
+        return []  # the service its configuration or options name
     return _socat(operands)
 
 

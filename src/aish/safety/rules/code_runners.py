@@ -59,6 +59,8 @@ class Judge(Protocol):
 def shell(
     judge: Judge, program: str, args: Sequence[Arg], inv: Invocation, depth: int, via: Via
 ) -> Verdict:
+    if _syntax_check_only(args):
+        return SAFE  # -n only reads the script and checks its syntax
     command_mode = from_stdin = False
     index = 0
     while index < len(args):
@@ -70,9 +72,11 @@ def shell(
             break
         if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             index += 1
+        elif value == "--interactive" or (value[0] == "-" and "i" in value[1:]):
+            # An interactive shell runs the user's rc files and rewrites the history file
+            # when it exits, whatever the code it is given.
+            return unknown(f"{program} {value} starts an interactive shell", via)
         elif not value.startswith("--"):
-            if "n" in value[1:] and value[0] == "-":
-                return SAFE  # -n only reads the script and checks its syntax
             command_mode = command_mode or "c" in value[1:]
             from_stdin = from_stdin or "s" in value[1:]
     rest = args[index:]
@@ -90,6 +94,22 @@ def shell(
     if inv.stdin in _FED:
         return destructive(_fed_reason(program, inv), via)
     return unknown(f"{program} reads commands from its input", via)
+
+
+def _syntax_check_only(args: Sequence[Arg]) -> bool:
+    """`bash -n script`: -n as the only option. Any other may undo it: an interactive shell
+    ignores -n (`-i`, and `-c` code then runs), a later `+n`, `+o noexec` or zsh's `--exec`,
+    `-o exec`, `-o e_x_e_c` turns it off, so with them the script is judged as run."""
+    seen = False
+    for arg in args:
+        if arg.value is None or not arg.value.startswith(("-", "+")) or arg.value in ("-", "+"):
+            break
+        if arg.value == "--":
+            break
+        if arg.value != "-n":
+            return False
+        seen = True
+    return seen
 
 
 def _code(

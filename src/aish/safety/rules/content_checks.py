@@ -76,10 +76,14 @@ def sed_writes(script: str) -> str | None:
             if command == "s" and ("w" in text or "e" in text):
                 return "sed s///w or s///e writes a file or runs a program"
             i = after + len(text)
-        elif command in "aicrRbtTv:":
-            # The argument runs to the end of the line: text, a label or a file to read. Text
-            # of a/i/c continues on the next line after a trailing backslash.
+        elif command in "aicrR":
+            # The argument runs to the end of the line: text or a file to read. Text of a/i/c
+            # continues on the next line after a trailing backslash.
             i = _end_of_argument(script, i + 1, continued=command in "aic")
+        elif command in "btTv:":
+            # GNU sed ends a label (and v's version) at `;` or a blank, not only at the end of
+            # the line: in `b;w f` and `:a;w f` the `w` is a command of its own.
+            i = _end_of_label(script, i + 1)
         elif command in "lqQLz=dDgGhHnNpPxF{}":
             i += 1
         else:
@@ -96,6 +100,15 @@ def _end_of_argument(script: str, start: int, *, continued: bool) -> int:
         if not (continued and script[:end].endswith("\\")):
             return end
         i = end + 1
+
+
+def _end_of_label(script: str, start: int) -> int:
+    i = start
+    while i < len(script) and script[i] in " \t":
+        i += 1
+    while i < len(script) and script[i] not in " \t\n;}":
+        i += 1
+    return i
 
 
 def _after_delimited(script: str, start: int, parts: int) -> int | None:

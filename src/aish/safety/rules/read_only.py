@@ -64,8 +64,11 @@ _TAG_WRITES = _options(
     "-e --edit --create-reflog"
 )
 _APT_CONFIG = _options("-o --option* -c --config-file*")
-# ip accepts any prefix of its word options: `-ba` is -batch.
-_IP_BATCH = ("-b", "-ba*", "-fo*")
+# ip accepts any prefix of its word options (`-ba` is -batch), and each with a second dash as
+# well (`--batch`, `--b`): both run the commands of a file. `-b` alone is -batch; `-br` is
+# -brief and stays allowed.
+_IP_BATCH = ("-b", "-ba*", "-fo*", "--b", "--ba*", "--fo*")
+_SYSTEMD_REMOTE = ("-H", "--host*")
 _KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--log-dir*")
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
@@ -129,9 +132,13 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # An operand that is not a +FORMAT (`date 010100002020`) sets the clock.
     RO(("date",), deny=("-s", "--set*"), deny_operand=r"^[^+]"),
     RO(("hostname",), max_operands=0, deny=("-F", "--file*", "-b", "--boot")),
-    RO(("timedatectl", "hostnamectl", "loginctl"), max_operands=0),
-    RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",)),
-    RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",)),
+    # systemd's -H/--host runs ssh to reach another machine (a program the line does not
+    # name, and a host the words may compute); -M/--machine stays on this one.
+    RO(("timedatectl", "hostnamectl", "loginctl"), max_operands=0, deny=_SYSTEMD_REMOTE),
+    RO(("timedatectl", "hostnamectl"), sub=("status|show|list-timezones|timesync-status",),
+       deny=_SYSTEMD_REMOTE),
+    RO(("loginctl",), sub=("list-*|show-*|session-status|user-status|seat-status",),
+       deny=_SYSTEMD_REMOTE),
     RO(("dmesg",), deny=_options("-c -C --clear --read-clear -D -E -n --console*")),
     RO(("journalctl",), deny=_options(
         "--vacuum* --rotate --flush --relinquish-var --smart-relinquish-var --sync "
@@ -179,7 +186,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("unzip",), require=("-l", "-v", "-t", "-p", "-Z"), deny=("-T",)),
     RO(("7z", "7za"), sub=("l|t",)),
     # ---- network readers: a plain GET prints to stdout
-    RO(("curl",), deny=_CURL_WRITES),
+    # A Unix socket is a local daemon's API (docker.sock …), where a GET can act.
+    RO(("curl",), deny=(*_CURL_WRITES, "--unix-socket*", "--abstract-unix-socket*")),
     # (`wget -O - url` is judged by content_checks, with the same list.)
     RO(("wget",), require=("--spider",), deny=WGET_WRITES),
     # ---- git: only readers, without config overrides or external programs
@@ -214,8 +222,9 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     # -l prints a key's fingerprint; without it ssh-keygen makes, converts or edits keys.
     RO(("ssh-keygen",), require=("-l",), allow_options=_options("-l -f -lf -E -v -lv -lvf")),
     # ---- services, containers, clusters: status and listings
-    RO(("systemctl",), max_operands=0),
-    RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",)),
+    RO(("systemctl",), max_operands=0, deny=_SYSTEMD_REMOTE),
+    RO(("systemctl",), sub=("status|show|cat|list-*|is-active|is-enabled|is-failed|help",),
+       deny=_SYSTEMD_REMOTE),
     RO(("service",), sub=("*", "status")),
     RO(("docker", "podman", "nerdctl"),
        sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",)),
@@ -264,6 +273,10 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
     # ---- shells that only check syntax
-    RO(("bash", "sh", "zsh", "dash", "ksh"), require=("-n",)),
+    # Only `-n` itself: an interactive shell ignores it (`bash -n -i` runs what it reads), and
+    # a later option turns it off again (`+n`, `+o noexec`, zsh's `--exec`, `-o exec`,
+    # `-o e_x_e_c`, `+N` …), so any other option, and any `+` word, may run the script.
+    RO(("bash", "sh", "zsh", "dash", "ksh"), require=("-n",), allow_options=("-n",),
+       deny_operand=r"^\+"),
 )
 # fmt: on

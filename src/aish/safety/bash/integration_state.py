@@ -1,0 +1,29 @@
+"""aish's own shell integration, as a command line can reach it.
+
+The integration script keeps its state in shell variables named `__aish_*` (among them the
+per-session nonce that makes its in-band markers trustworthy, see `aish.shell.markers`), and
+reports to aish with `ESC ] 6973 ; <nonce> ; …` sequences. A line that expands or changes such
+a variable (`printf '\\e]6973;%s;D;0\\a' "$__aish_nonce"` forges a "done" marker; `echo
+$__aish_nonce` shows the nonce to the model) or writes such a sequence is not an ordinary
+command: it speaks for aish's shell, so it is never `safe`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["integration_reason"]
+
+_STATE = re.compile(r"(?<![A-Za-z0-9_])__aish_[A-Za-z0-9_]*")
+# The marker's OSC number right after the `]` that starts it, as printf and echo -e spell it.
+_MARKER = re.compile(r"\]\s*6973\s*;")
+
+
+def integration_reason(command: str) -> str | None:
+    """Why `command` reaches into aish's shell integration, or None."""
+    state = _STATE.search(command)
+    if state is not None:
+        return f"uses {state.group()}, the state of aish's shell integration"
+    if _MARKER.search(command):
+        return "writes an aish shell-integration marker (OSC 6973)"
+    return None
