@@ -135,7 +135,19 @@ CASES = [
     ("set -e", "unknown", "-e"),
     ("set -o vi", "unknown", "set"),
     ("set --", "unknown", "--"),
-    ("set", "safe", ""),
+    # …but a bare `set` lists every variable's value, the marker nonce of aish's shell among
+    # them, and so do `declare`/`typeset` without a name (a line that reads the nonce can forge
+    # what aish's shell reports); narrower listings hold no nonce
+    ("set", "unknown", "set lists every variable"),
+    ("command set | grep PATH", "unknown", "lists every variable"),
+    ("'set'", "unknown", "lists every variable"),
+    ("declare -p", "unknown", "declare -p lists every variable"),
+    ("builtin typeset", "unknown", "typeset lists every variable"),
+    ("declare -x", "safe", ""),
+    ("declare -F", "safe", ""),
+    ("echo $PS1", "unknown", "reads PS1"),
+    ('printf %s "${PROMPT}"', "unknown", "reads PROMPT"),
+    ("echo $PS1X", "safe", ""),
     ("set -o", "safe", ""),
     ("set +o", "safe", ""),
     ("shopt -s extglob", "unknown", "-s"),

@@ -19,6 +19,7 @@ from aish.shell.markers import (
 )
 
 NONCE = "5f3a9c0e11d24b7a"
+NEXT = "0c1d2e3f405162738495a6b7c8d9eaf0"  # announced by the shell at its prompt
 
 
 def normalise(events: list[Event]) -> list[Event]:
@@ -46,7 +47,8 @@ def m(kind: str, value: str | None = None, nonce: str = NONCE) -> bytes:
 
 
 # A realistic transcript: echo, output with colours and a foreign OSC, a fake marker with a
-# wrong nonce, the done marker, a cwd with a BEL and a backslash in it, and the next prompt
+# wrong nonce, the done marker, the next nonce (the one before it is spent at once: a marker
+# with it is output), a cwd with a BEL and a backslash in it, and the next prompt
 # (ST-terminated).
 STREAM = (
     b"echo hi\r\n"
@@ -55,11 +57,13 @@ STREAM = (
     + m("D", "0", nonce="0000000000000000")
     + b"\x1b]6973;;D;0\x07more\r\n"
     + m("D", "0")
-    + m("P", "Cwd=/tmp/we\aird\\dir")
+    + m("N", NEXT)
+    + m("D", "9")
+    + m("P", "Cwd=/tmp/we\aird\\dir", nonce=NEXT)
     + b"\x1b]6973;"
-    + NONCE.encode()
+    + NEXT.encode()
     + b";A;0\x1b\\"
-    + m("B")
+    + m("B", nonce=NEXT)
 )
 EXPECTED: list[Event] = [
     Output(b"echo hi\r\n"),
@@ -70,6 +74,7 @@ EXPECTED: list[Event] = [
         + b"\x1b]6973;;D;0\x07more\r\n"
     ),
     Marker("D", "0"),
+    Output(m("D", "9")),
     Marker("P", "Cwd=/tmp/we\aird\\dir"),
     Marker("A", "0"),
     Marker("B", ""),
@@ -137,6 +142,12 @@ def test_escape_round_trip(value: str) -> None:
     escaped = escape_value(value)
     assert "\x07" not in escaped and "\x1b" not in escaped
     assert unescape_value(escaped.encode("utf-8", "surrogateescape")) == value
+
+
+def test_a_next_nonce_that_is_not_one_is_ignored() -> None:
+    # Too short, not hex, upper case: no switch (the shell only ever sends 16+ hex digits).
+    for bad in ("abc", "zz" * 10, "ABCDEF0123456789", ""):
+        assert parse_chunks([m("N", bad) + m("D", "0")]) == [Marker("D", "0")], bad
 
 
 def test_wrong_nonce_is_output() -> None:

@@ -24,7 +24,7 @@ from aish.safety.bash.command_walk import (
     walk_bash,
 )
 from aish.safety.bash.history_expansion import history_expansion
-from aish.safety.bash.integration_state import integration_reason
+from aish.safety.bash.integration_state import integration_reason, lists_every_variable
 from aish.safety.bash.live_shell import SYSTEM_DIRS, Lookup, ShellFacts, resolve
 from aish.safety.bash.options import ArgView, split_args
 from aish.safety.bash.shell_state import (
@@ -437,6 +437,9 @@ class _Judge:
             codes = inline_code(program, tuple(a.value for a in args))
             inline = inline_verdicts(self, program, codes, depth, via)
             return worst([code_runners.interpreter(program, args, inv, via), *inline])
+        listing = lists_every_variable(program, [a.value or a.text for a in args])
+        if listing is not None:
+            return Verdict("unknown", (via_(listing, via),))
         state = self._shell_state(program, args, via)
         if state is not None:
             return state

@@ -74,6 +74,7 @@ __aish_precmd() {
   local -
   set +eu
   builtin printf '\e]6973;%s;D;%s\a' "$__aish_nonce" "$__aish_status"
+  __aish_renew_nonce
   # After aish's line (run, or not run: a syntax error), the keys typed for it are aish's.
   if ((__aish_ran || __aish_inject)); then
     __aish_ran=0 __aish_inject=0
@@ -105,6 +106,28 @@ __aish_forget_private() {
   if ((HISTCMD > __aish_private_at)); then
     builtin history -d "$((HISTCMD - 1))" 2>/dev/null
   fi
+}
+
+__aish_renew_nonce() {
+  # A new nonce at every prompt, announced with the old one (N;<next>): what a command could
+  # read of it (`set` lists it) is spent before its output reaches anyone who could use it in
+  # a later line. SRANDOM (bash 5.1+) comes from getrandom(); older bash reads /dev/urandom
+  # (read drops NUL bytes, hence the loop until there are 16 hex digits at least).
+  local __aish_next=''
+  if ((BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1))); then
+    builtin printf -v __aish_next '%08x%08x%08x%08x' "$SRANDOM" "$SRANDOM" "$SRANDOM" "$SRANDOM"
+  else
+    local LC_ALL=C __aish_raw='' __aish_i
+    IFS= builtin read -r -d '' -N 16 __aish_raw </dev/urandom 2>/dev/null
+    for ((__aish_i = 0; __aish_i < ${#__aish_raw}; __aish_i++)); do
+      builtin printf -v __aish_next '%s%02x' "$__aish_next" "'${__aish_raw:__aish_i:1}"
+    done
+    while ((${#__aish_next} < 16)); do
+      builtin printf -v __aish_next '%s%04x' "$__aish_next" "$RANDOM"
+    done
+  fi
+  builtin printf '\e]6973;%s;N;%s\a' "$__aish_nonce" "$__aish_next"
+  __aish_nonce=$__aish_next
 }
 
 __aish_keep_typeahead() {
@@ -241,7 +264,9 @@ __aish_install() {
     # Newlines, not ';': a user entry may end in a comment or in ';' already.
     PROMPT_COMMAND=__aish_precmd$'\n'${__aish_pc:+$__aish_pc$'\n'}__aish_prompt
   fi
-  local n=$__aish_nonce
+  # The prompts name the nonce's variable, not its value: it changes at every prompt, and
+  # `echo $PS1` shows no nonce.
+  local n='${__aish_nonce}'
   # A also reports the injected-line flag, then clears it, and counts prompts. PS1 is expanded
   # once per new prompt (a key binding's redraw reprints the last expansion, count and all), so
   # a 1 in a prompt with a new count means aish's line was taken but neither PS0 nor

@@ -42,6 +42,7 @@ __aish_precmd() {
   local __aish_status=$? # first statement: zsh hands every precmd hook the command's $?
   emulate -L zsh
   __aish_osc "D;${__aish_status}"
+  __aish_renew_nonce
   # After aish's line (run, or not run: a syntax error), the keys typed for it are aish's.
   if (( __aish_ran || __aish_inject )); then
     __aish_ran=0 __aish_inject=0
@@ -56,6 +57,29 @@ __aish_precmd() {
   else
     __aish_osc "P;Keys=emacs"
   fi
+}
+
+__aish_renew_nonce() {
+  emulate -L zsh
+  setopt no_multibyte
+  # A new nonce at every prompt, announced with the old one (see integration.bash): 16 bytes
+  # of /dev/urandom in hex; $RANDOM only if that cannot be read.
+  local __aish_raw='' __aish_next='' __aish_c
+  zmodload -F zsh/system b:sysread 2>/dev/null
+  sysread -s 16 __aish_raw </dev/urandom 2>/dev/null
+  for __aish_c in ${(s::)__aish_raw}; do
+    __aish_next+=${(l:2::0:)$(( [##16] #__aish_c ))}
+  done
+  while (( ${#__aish_next} < 16 )); do __aish_next+=${(l:4::0:)$(( [##16] RANDOM ))}; done
+  __aish_osc "N;${(L)__aish_next}"
+  __aish_nonce=${(L)__aish_next}
+  __aish_prompts_for_nonce
+}
+
+__aish_prompts_for_nonce() {
+  # zsh expands no variables in a prompt (no PROMPT_SUBST): the nonce is written into them.
+  __aish_ps1=$'%{\e]6973;'${__aish_nonce}$';A;%?\a%}%{\e]6973;'${__aish_nonce}$';B\a%}'
+  __aish_ps2=$'%{\e]6973;'${__aish_nonce}$';F\a%}'
 }
 
 __aish_keep_typeahead() {
@@ -176,8 +200,7 @@ __aish_ignore_key() { : } # \e[5009~ arriving late (see integration.bash)
 
 __aish_install() {
   emulate -L zsh
-  __aish_ps1=$'%{\e]6973;'${__aish_nonce}$';A;%?\a%}%{\e]6973;'${__aish_nonce}$';B\a%}'
-  __aish_ps2=$'%{\e]6973;'${__aish_nonce}$';F\a%}'
+  __aish_prompts_for_nonce
   PS1=$__aish_ps1 PS2=$__aish_ps2 RPS1='' RPS2=''
   __aish_install_hooks
   # Bracketed paste wraps ZLE's echo in mode switches; aish never pastes.

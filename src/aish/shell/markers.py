@@ -15,6 +15,11 @@ In-band markers are ordered with the output by construction (an out-of-band chan
 timing heuristic to drain the PTY). The nonce is what makes them trustworthy: a program that prints
 ``ESC ] 6973 ; ; D ; 0 BEL`` with a wrong or missing nonce gets its bytes passed through as output.
 
+The nonce changes at every prompt: the shell announces the next one with the current one
+(``N;<next>``), and the parser takes it at once, for the rest of the same chunk too. A command
+runs inside the shell and can read the nonce (`set` lists it), but what it prints reaches the
+model only after its prompt, when that nonce is spent: a later line cannot use it.
+
 The parser is pure and incremental: any split of the stream yields the same events, and it never
 holds more than ``max_marker_bytes`` of a partial marker (garbage that starts like a marker but does
 not end in time is released as output).
@@ -43,6 +48,11 @@ MAX_MARKER_BYTES = 4096
 _BACKSLASH = 0x5C
 _MORE, _BAD = -1, -2  # "terminator lengths" that mean: wait for more bytes / not a marker
 _ESCAPED = re.compile(rb"\\(\\|x[0-9A-Fa-f]{2})")
+_NEXT_NONCE = re.compile(r"[0-9a-f]{16,64}")
+
+
+def _prefix(nonce: str) -> bytes:
+    return f"\x1b]{OSC_NUMBER};{nonce};".encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +108,7 @@ class MarkerParser:
     def __init__(self, nonce: str, *, max_marker_bytes: int = MAX_MARKER_BYTES) -> None:
         if not nonce or ";" in nonce:
             raise ValueError("the nonce must be a non-empty string without ';'")
-        self._prefix = f"\x1b]{OSC_NUMBER};{nonce};".encode()
+        self._prefix = _prefix(nonce)
         if max_marker_bytes <= len(self._prefix):
             raise ValueError("max_marker_bytes is too small for the marker prefix")
         self._max = max_marker_bytes
@@ -137,7 +147,13 @@ class MarkerParser:
                 pos = start + 1
                 continue
             self._emit(events, buf, out_start, start)
-            events.append(self._marker(buf[body:end]))
+            marker = self._marker(buf[body:end])
+            if marker.kind == "N":
+                # The next nonce, announced with this one; the markers after it carry it.
+                if _NEXT_NONCE.fullmatch(marker.value):
+                    prefix = self._prefix = _prefix(marker.value)
+            else:
+                events.append(marker)
             out_start = pos = end + term_len
 
     def _partial_prefix_at_end(self, buf: bytes, pos: int) -> int:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from aish.safety.bash.brace_expansion import expand_braces
 from aish.safety.bash.evaluated_data import EVALUATION_NODES, evaluation_concerns
+from aish.safety.bash.integration_state import lists_every_variable
 from aish.safety.bash.syntax import (
     misplaced_reserved_word,
     node_text,
@@ -145,6 +146,10 @@ def walk_bash(text: str) -> Walk:
                 names = _declared_names(node)
                 assigned.extend(names)
                 exported.extend(names if _exports(node) else [])
+                words = [node_text(c) for c in node.children]
+                listing = lists_every_variable(words[0], words[1:]) if words else None
+                if listing is not None:
+                    concerns.append(listing)
             elif kind == "file_redirect":
                 redirects.append(_redirect(node))
             elif kind == "function_definition":

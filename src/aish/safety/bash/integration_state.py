@@ -11,10 +11,13 @@ command: it speaks for aish's shell, so it is never `safe`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["integration_reason"]
+__all__ = ["integration_reason", "lists_every_variable"]
 
 _STATE = re.compile(r"(?<![A-Za-z0-9_])__aish_[A-Za-z0-9_]*")
+# The prompt strings hold the markers: zsh's with the nonce written in.
+_PROMPTS = re.compile(r"\$\{?[#!]?(PS0|PS1|PS2|PROMPT2?)(?![A-Za-z0-9_])")
 # The marker's OSC number right after the `]` that starts it, as printf and echo -e spell it.
 _MARKER = re.compile(r"\]\s*6973\s*;")
 
@@ -26,4 +29,24 @@ def integration_reason(command: str) -> str | None:
         return f"uses {state.group()}, the state of aish's shell integration"
     if _MARKER.search(command):
         return "writes an aish shell-integration marker (OSC 6973)"
+    prompt = _PROMPTS.search(command)
+    if prompt is not None:
+        return f"reads {prompt.group(1)}, where aish's shell integration keeps its markers"
     return None
+
+
+def lists_every_variable(program: str, words: Sequence[str]) -> str | None:
+    """Why `program words…` prints every variable's value (`set`, `declare`, `typeset -p` with
+    no name), the nonce of aish's markers among them: a line that reads it can forge what
+    aish's shell reports (a finished command, a cwd). None for narrower listings (`set -o`,
+    `declare -x`, `-f`, `-F`), which hold no nonce."""
+    if program == "set":
+        listing = not words
+    elif program in ("declare", "typeset"):
+        listing = all(w.startswith("-") and not w.strip("-p") for w in words)
+    else:
+        return None
+    if not listing:
+        return None
+    shown = " ".join((program, *words))
+    return f"{shown} lists every variable, aish's shell-integration state among them"
