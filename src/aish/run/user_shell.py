@@ -58,6 +58,11 @@ class Output(Protocol):
 
     def write_output(self, data: bytes) -> None: ...
 
+    def write_model_output(self, data: bytes) -> None:
+        """Output of a command the model proposed: shown without what would make the terminal
+        act beyond its screen (the clipboard, answers typed into the shell)."""
+        ...
+
     def end_partial_output_line(self) -> None:
         """After a program's output, before aish writes: the terminal cleaned up."""
         ...
@@ -325,7 +330,11 @@ class UserShell:
             result = await shell.run(
                 command,
                 terminal=terminal,
-                on_output=self._output.write_output,
+                on_output=(
+                    self._output.write_output
+                    if source == "user"
+                    else self._output.write_model_output
+                ),
                 max_lines=self._context.output_max_lines,
                 max_bytes=self._context.output_max_bytes,
                 # What the model proposed is not the user's history (bash's own file).

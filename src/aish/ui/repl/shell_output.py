@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 
 from aish.ui.render.clean_slate import OutputModes, clean_slate
 from aish.ui.render.line_start import TAIL_BYTES, at_line_start
+from aish.ui.render.terminal_actions import TerminalActionFilter
 
 __all__ = ["ShellOutput", "ignoring", "no_echo"]
 
@@ -30,6 +31,14 @@ class ShellOutput:
         self._output_tail = b""  # the end of the output shown, to tell where the cursor is
         self._output_since_clean = False  # program output since the terminal was cleaned
         self._modes = OutputModes()
+        self._model_filter: TerminalActionFilter | None = None  # for the model's command now
+
+    def write_model_output(self, data: bytes) -> None:
+        """A model-proposed command's output: as `write_output`, without the sequences that
+        reach past the screen (`aish.ui.render.terminal_actions`)."""
+        if self._model_filter is None:
+            self._model_filter = TerminalActionFilter()
+        self.write_output(self._model_filter.feed(data))
 
     def write_output(self, data: bytes) -> None:
         """A command's (or a background job's) output, verbatim."""
@@ -45,6 +54,9 @@ class ShellOutput:
         (hidden text, colours, a scroll region …, see `clean_slate`) and end its open line
         (`printf abc` leaves the cursor mid-line; the prompt would be drawn over it; a
         full-screen program that left its screen leaves the cursor at a line start)."""
+        if self._model_filter is not None:
+            self.write_output(self._model_filter.end())  # a sequence cut off: it never acted
+            self._model_filter = None
         if not self._output_since_clean:
             return
         self._write_raw(
