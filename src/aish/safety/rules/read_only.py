@@ -70,6 +70,10 @@ _APT_CONFIG = _options("-o --option* -c --config-file*")
 _IP_BATCH = ("-b", "-ba*", "-fo*", "--b", "--ba*", "--fo*")
 _SYSTEMD_REMOTE = ("-H", "--host*")
 _KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--log-dir*")
+# A kubeconfig names programs to run for credentials (`exec`, `auth-provider`'s cmd-path):
+# the user's own (~/.kube/config, $KUBECONFIG) is theirs, one named on the line may be the
+# repository's. Reading it (`config view`) runs nothing.
+_KUBE_CONFIG = ("--kubeconfig*",)
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
 _TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
@@ -235,11 +239,11 @@ READ_ONLY_RULES: tuple[RO, ...] = (
        deny=("-o", "--output*")),
     RO(("kubectl", "oc"),
        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
-       deny=_KUBE_WRITES),
+       deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
     RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context"), deny=_KUBE_WRITES),
-    RO(("kubectl", "oc"), sub=("auth", "can-i|whoami"), deny=_KUBE_WRITES),
+    RO(("kubectl", "oc"), sub=("auth", "can-i|whoami"), deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
-       deny=("--output-dir*", "--post-renderer*", "--dependency-update")),
+       deny=("--output-dir*", "--post-renderer*", "--dependency-update", *_KUBE_CONFIG)),
     # plan, validate, show and `state show` start the provider plugins the working tree's
     # .terraform holds (and plan runs `external` data sources): code, not reading.
     RO(("terraform", "tofu"), sub=("output|version",)),
