@@ -242,6 +242,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         f"curl -s --unix-socket /var/run/docker.sock {_URL}/containers/json",
         "kubectl --kubeconfig kube.yaml get pods",
         "kubectl get pods --kubeconfig=kube.yaml",
+        "kubectl config view --kubeconfig kube.yaml",
     ),
 }
 

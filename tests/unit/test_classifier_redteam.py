@@ -186,7 +186,7 @@ _INTEGRATION_CASES = [
 ]
 
 # A kubeconfig named on the line can run a program for credentials (proven by the oracle's
-# kube.yaml); the user's own (~/.kube/config) is theirs, and reading one runs nothing.
+# kube.yaml, even for `config view`); the user's own (~/.kube/config) is theirs.
 _KUBECONFIG_CASES = [
     (f"{tool} {spelling} {sub}", "unknown", "" if "$(" in spelling else "--kubeconfig")
     for tool, sub in (
@@ -195,11 +195,12 @@ _KUBECONFIG_CASES = [
         ("oc", "describe pod x"),
         ("kubectl", "auth whoami"),
         ("helm", "list"),
+        ("kubectl", "config view"),
     )
     for spelling in ("--kubeconfig kube.yaml", "--kubeconfig=kube.yaml", "--kubeconfig=$(cat f)")
 ] + [
     ("kubectl get pods", "safe", ""),
-    ("kubectl config view --kubeconfig kube.yaml", "safe", ""),
+    ("kubectl config view", "safe", ""),
 ]
 
 CASES = (

@@ -72,7 +72,7 @@ _SYSTEMD_REMOTE = ("-H", "--host*")
 _KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--log-dir*")
 # A kubeconfig names programs to run for credentials (`exec`, `auth-provider`'s cmd-path):
 # the user's own (~/.kube/config, $KUBECONFIG) is theirs, one named on the line may be the
-# repository's. Reading it (`config view`) runs nothing.
+# repository's. Even `config view` runs its exec program (the oracle's sandbox saw it).
 _KUBE_CONFIG = ("--kubeconfig*",)
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
@@ -240,7 +240,8 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("kubectl", "oc"),
        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
        deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
-    RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context"), deny=_KUBE_WRITES),
+    RO(("kubectl", "oc"), sub=("config", "view|get-contexts|current-context"),
+       deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
     RO(("kubectl", "oc"), sub=("auth", "can-i|whoami"), deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
        deny=("--output-dir*", "--post-renderer*", "--dependency-update", *_KUBE_CONFIG)),
