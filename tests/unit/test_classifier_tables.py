@@ -201,7 +201,7 @@ CASES = [
     ("terraform state rm aws_instance.x", "destructive", "state"),
     ("terraform state push old.tfstate", "destructive", "state"),
     ("terraform workspace delete staging", "destructive", "workspace"),
-    ("terraform state list", "safe", ""),
+    ("terraform state list", "unknown", "terraform"),
     # git push dry runs, cp to /dev/null
     ("git push --dry-run --force", "unknown", "git"),
     ("git push -n -f origin main", "unknown", "git"),

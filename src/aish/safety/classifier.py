@@ -53,6 +53,7 @@ from aish.safety.rules.listing import describe_rules
 from aish.safety.rules.met_command import in_directories, simple_command
 from aish.safety.rules.multiplexers import multiplexer_code
 from aish.safety.rules.policy_match import rule_match
+from aish.safety.rules.project_launchers import PROJECT_LAUNCHERS
 from aish.safety.rules.read_only import READ_ONLY_RULES
 from aish.safety.rules.types import NOWHERE, DestructiveRule, ReadOnly
 from aish.safety.rules.user import UserRules
@@ -333,7 +334,11 @@ class _Judge:
         if program in WRAPPERS and not (program == "runuser" and code_runners.command_option(args)):
             return worst([mine, leak, self._wrapped(program, args, inv, depth, via)])
         if args and all(a.value in _HELP_ONLY for a in args):
-            return mine
+            if program not in PROJECT_LAUNCHERS:
+                return mine
+            # `mvn --version`, `cargo --version`: the project's files pick what runs first.
+            reason = f"{program} reads the project's files, which can name the program it runs"
+            return worst([mine, leak, unknown(reason, via)])
         verdict = self._program(program, args, inv, depth, via)
         if self.facts is not None and verdict.level == "safe":
             verdict = worst([verdict, self._configured(program, args, via, lookup)])

@@ -4,7 +4,8 @@ rules from config (`user`) and the permission policy over them (`command_pattern
 `met_command`, `policy_match`, `policy`, `approval_prefix`), programs that run code they are
 handed (`code_runners`, `inline_code`, `multiplexers`), checks of script content
 (`content_checks`, `awk_program`, `editor_scripts`), configuration that makes a reader run a
-program (`configured_code`) and the `:safety rules` listing (`listing`). Data and pure code.
+program (`configured_code`), launchers that read the project before their arguments
+(`project_launchers`) and the `:safety rules` listing (`listing`). Data and pure code.
 """
 
 from __future__ import annotations

@@ -73,7 +73,14 @@ _KUBE_WRITES = ("--output-directory*", "--profile-output*", "--log-file*", "--lo
 # A kubeconfig names programs to run for credentials (`exec`, `auth-provider`'s cmd-path):
 # the user's own (~/.kube/config, $KUBECONFIG) is theirs, one named on the line may be the
 # repository's. Even `config view` runs its exec program (the oracle's sandbox saw it).
-_KUBE_CONFIG = ("--kubeconfig*",)
+# A kuberc (kubectl's preferences: default flags and aliases per command) is the same kind of
+# file: named on the line, it may be the repository's.
+_KUBE_CONFIG = ("--kubeconfig*", "--kuberc*")
+# docker's --config names the directory of its config.json, whose `cliPluginsExtraDirs` puts
+# plugin directories first: `docker --config ./d compose ps` runs the repository's
+# `d/plugins/docker-compose` (the oracle's sandbox saw it); its contexts name hosts to reach
+# over ssh.
+_DOCKER_CONFIG = ("--config*",)
 _FIND_ACTIONS = _options("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls")
 _COMPRESSORS = _options("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lzma")
 _TO_STDOUT = _options("-c --stdout --to-stdout -l --list -t --test")
@@ -231,12 +238,14 @@ READ_ONLY_RULES: tuple[RO, ...] = (
        deny=_SYSTEMD_REMOTE),
     RO(("service",), sub=("*", "status")),
     RO(("docker", "podman", "nerdctl"),
-       sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",)),
-    RO(("docker", "podman"), sub=("system", "df|info|events")),
-    RO(("docker", "podman"), sub=("stats",), require=("--no-stream",)),
-    RO(("docker", "podman"), sub=("container|image|volume|network|context", "ls|list|inspect")),
+       sub=("ps|images|logs|inspect|version|info|top|port|diff|history|search|events",),
+       deny=_DOCKER_CONFIG),
+    RO(("docker", "podman"), sub=("system", "df|info|events"), deny=_DOCKER_CONFIG),
+    RO(("docker", "podman"), sub=("stats",), require=("--no-stream",), deny=_DOCKER_CONFIG),
+    RO(("docker", "podman"), sub=("container|image|volume|network|context", "ls|list|inspect"),
+       deny=_DOCKER_CONFIG),
     RO(("docker", "podman"), sub=("compose", "ps|logs|config|ls|images|top|version"),
-       deny=("-o", "--output*")),
+       deny=("-o", "--output*", *_DOCKER_CONFIG)),
     RO(("kubectl", "oc"),
        sub=("get|describe|logs|top|explain|version|api-resources|api-versions|cluster-info",),
        deny=(*_KUBE_WRITES, *_KUBE_CONFIG)),
@@ -246,10 +255,12 @@ READ_ONLY_RULES: tuple[RO, ...] = (
     RO(("helm",), sub=("list|ls|status|get|history|show|search|version|template|lint",),
        deny=("--output-dir*", "--post-renderer*", "--dependency-update", *_KUBE_CONFIG)),
     # plan, validate, show and `state show` start the provider plugins the working tree's
-    # .terraform holds (and plan runs `external` data sources): code, not reading.
-    RO(("terraform", "tofu"), sub=("output|version",)),
-    RO(("terraform", "tofu"), sub=("providers",), max_operands=0),
-    RO(("terraform", "tofu"), sub=("state", "list")),
+    # .terraform holds (and plan runs `external` data sources): code, not reading. output,
+    # providers and `state list` set up the backend that `.terraform/terraform.tfstate` (the
+    # repository's, if it holds one) records: an S3 backend's `shared_config_files` can name
+    # the repository's AWS config, whose `credential_process` runs (the oracle's sandbox saw
+    # it), and any backend reaches the host it names. Only `version` reads no working tree.
+    RO(("terraform", "tofu"), sub=("version",)),
     # AWS readers by the API's own naming; content_checks reads get-* for an output file.
     RO(("aws",), sub=("s3", "ls")),
     RO(("aws",), sub=("*", "describe-*|list-*|get-*")),
@@ -271,11 +282,11 @@ READ_ONLY_RULES: tuple[RO, ...] = (
        deny=_APT_CONFIG + _options("-p --pkg-cache* -s --src-cache*")),
     RO(("pip", "pip3"), sub=("list|show|freeze|check|search|index|inspect|debug",),
        deny=("--log*", "--python*")),
-    # Only built-in commands: yarn 1 and pnpm run a package.json script of any other name.
-    RO(("npm",), sub=("ls|list|view|info|outdated|why|explain",)),
-    RO(("yarn",), sub=("list|info|why|outdated",)),
-    RO(("pnpm",), sub=("ls|list|outdated|why",)),
-    RO(("npm", "pnpm", "yarn"), sub=("audit",), max_operands=0, deny=("--fix",)),
+    # No npm, yarn or pnpm command: each reads the project's .npmrc, which names the registry
+    # and the credentials to send it (`//host/:_authToken=${GITHUB_TOKEN}` is expanded from
+    # the environment), and even `npm ls` asks that registry for npm's latest version with them
+    # (the oracle's sandbox saw the token sent). yarn runs the JavaScript its .yarnrc.yml's
+    # `yarnPath` names; pnpm switches to the version package.json names.
     RO(("brew",), sub=("list|info|search|outdated|deps|doctor|config",)),
     # ---- shells that only check syntax
     # Only `-n` itself: an interactive shell ignores it (`bash -n -i` runs what it reads), and
