@@ -303,8 +303,27 @@ _PROJECT_CONFIG_CASES = (
     ]
 )
 
+# A plain assignment reaches the next command when the user's shell exports the name: the
+# variables that name a tool's config, options, wrapper, proxy or CA are not safe to set.
+_EXPORTED_CASES = [
+    (f"{name}={value}; {command}", "unknown", f"sets {name}")
+    for name, command in (
+        ("KUBECONFIG", "kubectl get pods"),
+        ("DOCKER_CONFIG", "docker compose ps"),
+        ("JAVA_TOOL_OPTIONS", "java -version"),
+        ("https_proxy", "curl -s https://example.com"),
+        ("RUSTC_WRAPPER", "cargo metadata"),
+        ("NPM_CONFIG_USERCONFIG", "npm --version"),
+        ("RIPGREP_CONFIG_PATH", "rg x"),
+        ("AWS_CONFIG_FILE", "aws s3 ls"),
+        ("SSL_CERT_FILE", "curl -s https://example.com"),
+    )
+    for value in ("./x", '"$(pwd)/x"')
+] + [("X=1; ls", "safe", ""), ("LC_ALL=C; sort names.txt", "safe", "")]
+
 CASES = (
     _SHELL_CASES
+    + _EXPORTED_CASES
     + _PROJECT_CONFIG_CASES
     + _KUBECONFIG_CASES
     + _SED_CASES

@@ -33,11 +33,27 @@ _SENSITIVE = _words(
     "PWD OLDPWD PIPESTATUS TMPDIR DIRSTACK FUNCNAME GROUPS HISTCMD OPTIND OPTERR "
     "RANDOM SRANDOM SECONDS LINENO EPOCHSECONDS EPOCHREALTIME MAIL MAILPATH MAILCHECK "
     "TIMEFORMAT PROMPT_DIRTRIM IGNOREEOF HOSTFILE FCEDIT COMP_WORDBREAKS CHILD_MAX GLOBSORT "
-    "histchars auto_resume"
+    "histchars auto_resume "
+    # A plain `NAME=value` also reaches the next command when the user's shell exports NAME:
+    # files and options that name what a program runs or where it sends what it reads
+    # (a kubeconfig's exec, a JVM's options, a proxy, the CA it trusts, a toolchain).
+    "KUBECONFIG JDK_JAVA_OPTIONS _JAVA_OPTIONS JAVA_HOME MAVEN_OPTS MAVEN_ARGS GRADLE_OPTS "
+    "RIPGREP_CONFIG_PATH PYTHONHOME PYTHONUSERBASE RUBYLIB BUNDLE_GEMFILE GEM_HOME NODE_PATH "
+    "PERLLIB PERL5DB GOFLAGS GOTOOLCHAIN GOENV RUSTC RUSTC_WRAPPER WGETRC CURL_HOME "
+    "SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE CURL_CA_BUNDLE NODE_EXTRA_CA_CERTS "
+    "http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy ftp_proxy FTP_PROXY "
+    "LESSKEY LESSSECURE SYSTEMD_PAGER SYSTEMD_EDITOR MANOPT GIT_PAGER PSQLRC PGSERVICEFILE "
+    "MYSQL_HOME GNUPGHOME"
 )
 # `BASH_` covers BASH_CMDS (the hashed paths `ls` resolves to), BASH_ALIASES, BASH_ENV,
 # BASH_ARGV0, BASH_LOADABLES_PATH, BASH_XTRACEFD …
-_SENSITIVE_PREFIXES = ("GIT_", "LD_", "DYLD_", "BASH_")
+# The tools' own families each can name a config file, a plugin or a wrapper (DOCKER_CONFIG,
+# AWS_CONFIG_FILE, NPM_CONFIG_USERCONFIG, CARGO_BUILD_RUSTC_WRAPPER, TF_CLI_CONFIG_FILE …).
+_SENSITIVE_PREFIXES = (
+    "GIT_", "LD_", "DYLD_", "BASH_",
+    "DOCKER_", "AWS_", "NPM_CONFIG_", "npm_config_", "CARGO_", "RUSTUP_", "TF_", "PIP_",
+    "CLOUDSDK_", "JAVA_", "GRADLE_", "MAVEN_", "KUBE",
+)  # fmt: skip
 
 # Prefix assignments that only change how a reader formats what it prints.
 _HARMLESS_FOR_ONE_COMMAND = _words(
