@@ -534,3 +534,40 @@ def test_edit_mode_in_the_config_outranks_the_shell(
     aish.run("true")
     aish.child.send(_VI_KEYS)
     assert "hello cwthereworld" in aish.wait_prompt()
+
+
+# ---- exec bash: a fresh shell that reads the rc files again -----------------------------------
+
+
+def test_exec_bash_reads_the_rc_files_again_as_in_bash(
+    serve: ServeFn,
+    aish_home: Path,
+    terminals: list[AishTerminal],
+    bashes: list[pexpect.spawn],
+) -> None:
+    keys = ["export KEPT=yes", "echo 'alias rcalias=\"echo from-rc\"' >> ~/.bashrc", "exec bash"]
+    check = 'echo "$KEPT"; rcalias'
+    server = serve({"default": {"text": "nobody should ask me"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    for line in keys:
+        aish.run(line)
+    in_aish = _shown_lines(aish.run(check))
+
+    (aish_home / ".bashrc").write_text("alias ll='ls -l'\n")  # as the fixture wrote it
+    bash = _spawn_bash(aish_home)
+    bashes.append(bash)
+    for line in keys:
+        bash.send(line + "\r")
+        if line == "exec bash":  # the new one reads /etc/bash.bashrc, which sets its own PS1
+            bash.send("PS1='$ '\r")
+            bash.expect(re.escape("PS1='$ '") + "\r\n")
+        bash.expect(BASH_PROMPT)
+    bash.send(check + "\r")
+    bash.expect(BASH_PROMPT)
+    in_bash = _shown_lines(str(bash.before))
+
+    assert in_aish == ["yes", "from-rc"]
+    assert in_bash == in_aish
+    assert server.requests == []

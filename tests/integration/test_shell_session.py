@@ -260,3 +260,28 @@ async def test_a_nonce_a_command_printed_cannot_forge_a_later_marker(
 async def test_the_prompt_strings_show_no_nonce(sh: Harness) -> None:
     shown = (await sh.run('printf "%s\\n" "$PS0" "$PS1" "$PS2"')).output.text
     assert "${__aish_nonce}" in shown and not re.search(r"[0-9a-f]{16}", shown)
+
+
+@pytest.mark.parametrize(("first", "second"), [("bash", "zsh"), ("zsh", "bash")])
+async def test_replace_is_exec_with_the_integration(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    # As `exec` leaves it: exported variables and the directory carry over; what was not
+    # exported, aliases and functions are gone; the new shell runs commands as before.
+    async with open_shell(tmp_path, shell=first) as sh:
+        (tmp_path / "work" / "sub").mkdir()
+        await sh.run("export KEPT=yes; LOCAL=1; alias zz=ls; cd sub")
+        ended = await asyncio.wait_for(sh.session.replace(second), 20)
+        assert ended is not None and ended.status == 0
+        assert sh.session.kind == second
+        shown = await sh.run('echo "$KEPT ${LOCAL:-gone}"; pwd; alias zz || echo no-alias')
+        assert shown.output.text.splitlines()[:2] == ["yes gone", str(tmp_path / "work" / "sub")]
+        assert shown.output.text.splitlines()[-1] == "no-alias"
+
+
+async def test_replace_with_stopped_jobs_is_refused_once_as_bash_does(sh: Harness) -> None:
+    await sh.run("sleep 60 & kill -STOP $!")
+    before = sh.session.pid
+    assert await asyncio.wait_for(sh.session.replace("bash"), 20) is None
+    assert sh.session.pid == before and (await sh.run("echo still")).output.text == "still"
+    await sh.run("kill -9 %1")

@@ -223,7 +223,44 @@ class UserShell:
 
     async def run_users_line(self, command: str) -> CommandRun:
         """Run a line the user typed, as theirs."""
+        from aish.run.shell_exec import replacement_shell
+
+        shell_name = replacement_shell(command, os.environ.get("SHELL", ""))
+        if shell_name is not None:
+            return await self._replace_shell(command, shell_name)
         return await self._execute(command, "user")
+
+    async def _replace_shell(self, command: str, shell_name: str) -> CommandRun:
+        """`exec bash`: a fresh shell with aish's integration takes the old one's place (see
+        `aish.run.shell_exec`); recorded as the line the user typed."""
+        from aish.shell.capture import OutputCapture
+        from aish.shell.results import CommandResult
+        from aish.shell.terminal import Terminal
+
+        shell = await self._shell()
+        self._view.end_line()
+        cwd_before = shell.cwd
+        async with Terminal(*self._fds(), shell) as terminal:
+            ended = await shell.replace(shell_name, terminal=terminal)
+        self._output.end_partial_output_line()
+        if ended is None:
+            status, notice = 1, None  # it stayed: the shell said why (stopped jobs)
+        else:
+            status = 0
+            notice = (
+                f"a new {shell.kind} took the shell's place: its rc files were read again; "
+                "exported variables and the directory are kept"
+            )
+            self._view.status(notice)
+        result = CommandResult(
+            command, status, cwd_before, shell.cwd, 0.0, OutputCapture().result(), notice
+        )
+        run = as_command_run(result, "user")
+        self.last_status = status
+        self._record(run)
+        self._refresh_names(shell)
+        self._after()
+        return run
 
     async def end_shell(self, line: str, *, typed: bool = True) -> int | None:
         """Hand the user's `exit` to their shell, which decides as at its own prompt (running

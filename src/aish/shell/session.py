@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import shutil
@@ -321,6 +322,24 @@ class ShellSession:
         finally:
             self._may_end = False
         return self.ended
+
+    async def replace(self, shell: str, *, terminal: Terminal | None = None) -> ShellExit | None:
+        """`exec bash`: a new `shell` takes this one's place, as exec would leave it: the
+        exported variables and the directory carry over, the rc files are read again,
+        variables, aliases and functions of the old one are gone. The old shell ends through
+        `exit` (bash refuses once while jobs are stopped, and writes its history as it goes).
+        How the old one ended, or None when it stayed."""
+        env = await self.exported_environment()
+        env.setdefault("SHELL", self._spec.env.get("SHELL", ""))
+        path, kind = choose_shell(shell, env)
+        cwd = self._respawn_dir()
+        ended = await self.run_exit("exit", terminal=terminal, private=True)
+        if ended is None:
+            return None
+        self.ended = None
+        self._spec = dataclasses.replace(self._spec, shell_path=path, kind=kind, env=env)
+        await self._spawn(cwd)
+        return ended
 
     async def known_names(self, *, timeout_s: float = 5.0) -> KnownNames:
         """Builtins, keywords, aliases and functions of the live shell.
