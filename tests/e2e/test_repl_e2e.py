@@ -208,6 +208,8 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
     serve: ServeFn, aish_home: Path, terminals: list[AishTerminal], tmp_path: Path
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
+    go = tmp_path / "go.txt"
+    go.write_text("42_go\n")
     server = serve(
         {
             "rules": [
@@ -218,12 +220,11 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
                 {
                     "when": {"user": "count slowly"},
                     # Both safe: with confirm_cmd = false they would run without a question.
-                    # One process prints and sleeps, so Ctrl-C right after the print reaches
-                    # it (between `echo` and `sleep` of a bash list it could fall in a gap).
-                    "reply": {
-                        "text": "CMD: sh -c 'echo $((6*7))_go; sleep 30'\n"
-                        "CMD: echo $((6*7+1))_ran\n"
-                    },
+                    # One process prints and then waits, so Ctrl-C right after the print
+                    # reaches it: `sh -c 'echo …; sleep 30'` left a gap between the echo and
+                    # the fork of sleep, where dash caught the SIGINT and then waited for
+                    # sleep all the same (a flake under load).
+                    "reply": {"text": f"CMD: tail -n +1 -f {go}\nCMD: echo $((6*7+1))_ran\n"},
                 },
             ],
             "default": {"text": "ok"},
@@ -250,7 +251,7 @@ def test_ctrl_c_at_edit_cancels_and_ctrl_c_on_an_unasked_command_stops_the_rest(
     assert "43_ran" not in shown
     aish.run("thanks")
     told = server.requests[-1]["body"]["messages"][-1]["content"]
-    assert "sleep 30' (proposed by you, run by aish's safety gate without asking)" in told
+    assert "go.txt (proposed by you, run by aish's safety gate without asking)" in told
     assert "[exit status 130" in told and "_ran" not in told
     aish.type_line("exit")
     aish.child.expect(pexpect.EOF, timeout=10)
