@@ -17,7 +17,7 @@ it, `eval` would not: it would run as other text than the line judged).
 
     { if ( builtin eval '<command>' ) </dev/null >>'<dir>/out' 2>&1; then builtin echo 0;
       else builtin echo "$?"; fi >|'<dir>/status'; } & builtin echo $! >|'<dir>/pid';
-      builtin disown
+      builtin disown 2>/dev/null || builtin :
 
 The output goes into a FIFO that aish holds open for reading (`table`): it never reaches a disk,
 so a job printing without end (`yes`) cannot fill one, and the job's output lives only as long
@@ -25,8 +25,9 @@ as aish reads it — once aish is gone, the job's next write ends it (SIGPIPE). 
 `>`: a FIFO is not truncated either way, and a user's `noclobber` never refuses it.) The exit
 status is written once the command ended (the `if` keeps a user's `set -e` from skipping it),
 and the job is disowned: the shell prints no "Done" line over aish's prompt, and aish keeps its
-own table (`:jobs`). Works the same in bash and zsh (`$!` unquoted: zsh would take `!"`
-for a history reference).
+own table (`:jobs`). A job that ended before `disown` ran (`exec true`) may be gone from zsh's
+table already: that is no failure to start (the pid file says it started). Works the same in
+bash and zsh (`$!` unquoted: zsh would take `!"` for a history reference).
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def background_line(command: str, files: JobFiles) -> str:
     out, status, pid = (shlex.quote(str(p)) for p in (files.output, files.status, files.pid))
     return (
         f"{{ if ( builtin eval {quoted} ) </dev/null >>{out} 2>&1; then builtin echo 0; "
-        f'else builtin echo "$?"; fi >|{status}; }} & builtin echo $! >|{pid}; builtin disown'
+        f'else builtin echo "$?"; fi >|{status}; }} & builtin echo $! >|{pid}; '
+        "builtin disown 2>/dev/null || builtin :"
     )
 
 
