@@ -255,12 +255,7 @@ class ShellProtocol:
     def _on_output(self, data: bytes) -> None:
         phase, cmd, query = self.phase, self.command, self.query
         if cmd is not None and phase is Phase.RUNNING:
-            cmd.capture.feed(data)
-            if cmd.detached:
-                self._background(data)
-            else:
-                for sink in cmd.sinks:
-                    _deliver(sink, data)
+            self._show(cmd, data)
         elif cmd is not None and phase is Phase.INJECTED and not cmd.foreign:
             cmd.echo += data
             if len(cmd.echo) > _ECHO_LIMIT:
@@ -365,6 +360,7 @@ class ShellProtocol:
         self._set_phase(Phase.FINISHING)
 
     def _show(self, cmd: PendingCommand, data: bytes) -> None:
+        """The command's output: captured for the model, shown (or background once detached)."""
         if not data:
             return
         cmd.capture.feed(data)
