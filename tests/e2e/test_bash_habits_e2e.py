@@ -571,3 +571,34 @@ def test_exec_bash_reads_the_rc_files_again_as_in_bash(
     assert in_aish == ["yes", "from-rc"]
     assert in_bash == in_aish
     assert server.requests == []
+
+
+# ---- Ctrl-C gives a line up, and the screen says so -------------------------------------------
+
+
+def test_ctrl_c_leaves_the_abandoned_line_marked_as_in_bash(
+    serve: ServeFn,
+    aish_home: Path,
+    terminals: list[AishTerminal],
+    bashes: list[pexpect.spawn],
+) -> None:
+    server = serve({"default": {"text": "nobody should ask me"}})
+    aish = spawn_aish(aish_home, config=_config(server.url))
+    terminals.append(aish)
+    aish.wait_prompt()
+    aish.child.send("echo half typed")
+    aish.expect("half typed")
+    aish.child.sendcontrol("c")
+    in_aish = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", aish.wait_prompt())
+
+    bash = _spawn_bash(aish_home)
+    bashes.append(bash)
+    bash.send("echo half typed")
+    bash.expect("half typed")
+    bash.sendcontrol("c")
+    bash.expect(BASH_PROMPT)
+    in_bash = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", str(bash.before))
+
+    assert "^C" in in_bash and "^C" in in_aish  # the line is shown given up, in both
+    assert "half typed\n" not in in_aish and "half typed\n" not in in_bash  # and never ran
+    assert server.requests == []

@@ -563,6 +563,15 @@ class Repl:
 
             run_in_terminal(lambda: self._view.status(norris_mode_line(self._norris_on)))
 
+        @keys.add("c-c", filter=~is_searching)
+        def _abandon(event: Any) -> None:
+            # As bash shows it: the line given up stays on screen with ^C after it, unrun.
+            from prompt_toolkit.document import Document
+
+            shown = event.current_buffer.text + "^C"
+            event.current_buffer.set_document(Document(shown, len(shown)), bypass_readonly=True)
+            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
         @keys.add("c-x", "c-c")
         def _abort(event: Any) -> None:
             event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
