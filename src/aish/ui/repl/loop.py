@@ -534,9 +534,7 @@ class Repl:
 
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.filters import is_searching
-        from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
-        from prompt_toolkit.search import accept_search
+        from prompt_toolkit.key_binding import merge_key_bindings
 
         from aish.config.paths import state_dir
         from aish.run.completion_helper import ReplLiveShell
@@ -546,42 +544,10 @@ class Repl:
             continuation_prompt,
             tab_display,
         )
+        from aish.ui.repl.prompt_keys import prompt_keys
         from aish.ui.repl.suggest.keys import accept_bindings
 
-        keys = KeyBindings()
-
-        @keys.add("c-n")
-        def _norris(event: Any) -> None:
-            # With a line typed, that line is the goal; on an empty line, C-n toggles the mode.
-            buffer = event.current_buffer
-            if buffer.text.strip():
-                buffer.text = f":norris {buffer.text.strip()}"
-                buffer.validate_and_handle()
-                return
-            self.norris_mode(not self._norris_on)
-            from prompt_toolkit.application import run_in_terminal
-
-            run_in_terminal(lambda: self._view.status(norris_mode_line(self._norris_on)))
-
-        @keys.add("c-c", filter=~is_searching)
-        def _abandon(event: Any) -> None:
-            # As bash shows it: the line given up stays on screen with ^C after it, unrun.
-            from prompt_toolkit.document import Document
-
-            shown = event.current_buffer.text + "^C"
-            event.current_buffer.set_document(Document(shown, len(shown)), bypass_readonly=True)
-            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
-
-        @keys.add("c-x", "c-c")
-        def _abort(event: Any) -> None:
-            event.current_buffer.reset()  # nothing runs at the prompt: just drop the line
-
-        @keys.add("enter", filter=is_searching)
-        def _run_found(event: Any) -> None:
-            # As in bash: Enter during Ctrl-R runs the line found, not only ends the search.
-            accept_search()
-            event.app.current_buffer.validate_and_handle()
-
+        keys = prompt_keys(self._toggle_norris)
         live = ReplLiveShell(
             self._commands.started,
             self._commands.started_within,
@@ -612,6 +578,13 @@ class Repl:
             ),
         )
         return self._prompt
+
+    def _toggle_norris(self) -> None:
+        """C-n on an empty line: Norris mode on or off, said above the prompt."""
+        from prompt_toolkit.application import run_in_terminal
+
+        self.norris_mode(not self._norris_on)
+        run_in_terminal(lambda: self._view.status(norris_mode_line(self._norris_on)))
 
     def _needs_another_line(self, text: str) -> Unfinished | None:
         """Enter continues unfinished shell syntax (see `aish.agent.routing.continuation`)."""
