@@ -251,16 +251,10 @@ class UserShell:
                 f"a new {shell.kind} took the shell's place: its rc files were read again; "
                 "exported variables and the directory are kept"
             )
-            self._view.status(notice)
         result = CommandResult(
             command, status, cwd_before, shell.cwd, 0.0, OutputCapture().result(), notice
         )
-        run = as_command_run(result, "user")
-        self.last_status = status
-        self._record(run)
-        self._refresh_names(shell)
-        self._after()
-        return run
+        return self._finished(shell, as_command_run(result, "user"))
 
     async def end_shell(self, line: str, *, typed: bool = True) -> int | None:
         """Hand the user's `exit` to their shell, which decides as at its own prompt (running
@@ -380,10 +374,13 @@ class UserShell:
             )
         self._keys.queue_keys(result.typeahead)  # what it did not read: the next prompt's
         self._output.end_partial_output_line()  # before the notice, the verdict or the prompt
-        run = as_command_run(result, source, asked=asked, shown=shown)
-        if result.notice:
-            self._view.status(result.notice)
-        self.last_status = result.exit_status
+        return self._finished(shell, as_command_run(result, source, asked=asked, shown=shown))
+
+    def _finished(self, shell: ShellSession, run: CommandRun) -> CommandRun:
+        """A line is over: its notice said, its run recorded, the names and cwd followed."""
+        if run.notice:
+            self._view.status(run.notice)
+        self.last_status = run.exit_status
         self._record(run)
         self._refresh_names(shell)
         self._after()

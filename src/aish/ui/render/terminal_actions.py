@@ -19,6 +19,9 @@ string is swallowed up to its terminator however long. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
+from typing import Literal
+
 __all__ = ["TerminalActionFilter"]
 
 _ESC = 0x1B
@@ -31,6 +34,8 @@ _INTRODUCERS = {ord("]"): "osc", ord("P"): "dcs", ord("["): "csi"}
 _DCS_DROPPED = (b"$q", b"+q")
 _OSC_CLIPBOARD = 52
 _CSI_REPORTS = (20, 21)  # CSI 20 t / 21 t: report the icon label / window title
+# A CSI with its parameters, intermediates and final byte.
+_WHOLE_CSI = re.compile(rb"\x1b\[[\x30-\x3f]{0,16}[\x20-\x2f]*[\x40-\x7e]")
 # Past this many bytes a head cannot be one to drop: released as it came.
 _HEAD_LIMIT = 16
 
@@ -47,8 +52,26 @@ class TerminalActionFilter:
         if not self._held and not self._swallowing and _ESC not in data:
             return data  # the usual case: nothing that could act
         out = bytearray()
-        for byte in data:
-            self._step(byte, out)
+        i, size = 0, len(data)
+        while i < size:
+            if self._held or self._swallowing:
+                self._step(data[i], out)  # inside a sequence: a byte at a time
+                i += 1
+                continue
+            # Text runs up to the next ESC are copied whole (coloured output is mostly text).
+            esc = data.find(_ESC, i)
+            if esc < 0:
+                out += data[i:]
+                break
+            out += data[i:esc]
+            csi = _WHOLE_CSI.match(data, esc)
+            if csi is not None:  # a whole CSI in this piece (colours, mostly): decided at once
+                if _csi(csi[0][2:]) == "pass":
+                    out += csi[0]
+                i = csi.end()
+                continue
+            self._held.append(_ESC)
+            i = esc + 1
         return bytes(out)
 
     def end(self) -> bytes:
@@ -106,7 +129,9 @@ class TerminalActionFilter:
             self._step(byte, out)
 
 
-Verdict = str  # "pass", "wait", "drop" (a whole sequence), "swallow" (a string up to its end)
+# What to do with a sequence held so far: pass it on, wait for more, drop it whole, or swallow a
+# string up to its terminator.
+Verdict = Literal["pass", "wait", "drop", "swallow"]
 
 
 def _osc(head: bytes) -> Verdict:
