@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import pytest
 
+from aish.safety.bash.live_shell import ShellFacts
 from aish.safety.classifier import classify
 
 _SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
@@ -343,3 +344,25 @@ def test_case(command: str, level: str, reason: str) -> None:
     assert any(reason in r for r in verdict.reasons) or (not reason and level == "safe"), (
         verdict.reasons
     )
+
+
+@pytest.mark.parametrize(
+    ("alias", "args", "reason"),
+    [
+        ("echo $PS1", "", "reads PS1"),
+        ('printf %s "$__aish_nonce"', "", "__aish_nonce"),
+        ("set", "", "lists every variable"),
+        ("declare -p", "", "lists every variable"),
+        ("kubectl --kubeconfig ./k.yaml", " get pods", "--kubeconfig"),
+    ],
+)
+def test_an_alias_of_the_live_shell_is_judged_by_its_text(
+    alias: str, args: str, reason: str
+) -> None:
+    # The user's shell may hold an alias whose text reads aish's markers or runs a config:
+    # judged as that text, wherever it stands in the line.
+    facts = ShellFacts(aliases={"x": alias}, cwd="/tmp")
+    for line in (f"x{args}", f"x{args} | grep a", f"true && x{args}"):
+        verdict = classify(line, facts=facts)
+        assert verdict.level == "unknown", (line, verdict.reasons)
+        assert any(reason in r for r in verdict.reasons), (line, verdict.reasons)

@@ -179,9 +179,6 @@ def _classify_cached(command: str, rules: UserRules, facts: ShellFacts | None) -
 def _classify_line(command: str, rules: UserRules, facts: ShellFacts | None = None) -> Judgement:
     judge = _Judge(rules, facts, _CHANGES_DIRECTORY.search(command) is not None)
     verdict = judge.text(command, 0, ())
-    integration = integration_reason(command)
-    if integration is not None:
-        verdict = worst([verdict, Verdict("unknown", (integration,))])
     expansion = history_expansion(command)
     if expansion is not None:
         # The shell would run an earlier line's words, not what is written here.
@@ -240,6 +237,10 @@ class _Judge:
         parts: list[Verdict] = []
         if walk.error is not None:
             parts.append(unknown(f"does not parse: {walk.error}", via))
+        # Every piece of code judged, not only the line: an alias's text, `bash -c` code.
+        integration = integration_reason(code)
+        if integration is not None:
+            parts.append(unknown(integration, via))
         parts += [self.invocation(inv, depth, via) for inv in walk.invocations]
         parts += [
             unknown(f"runs {inv.name.text}, a function defined on this line", via)
