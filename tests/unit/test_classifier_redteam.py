@@ -366,3 +366,12 @@ def test_an_alias_of_the_live_shell_is_judged_by_its_text(
         verdict = classify(line, facts=facts)
         assert verdict.level == "unknown", (line, verdict.reasons)
         assert any(reason in r for r in verdict.reasons), (line, verdict.reasons)
+
+
+def test_the_classifiers_own_stand_ins_are_not_integration_state() -> None:
+    # Computed text is judged as these stand-ins: they must not read as aish's shell state.
+    from aish.safety.bash.command_walk import COMMAND_OUTPUT, DYNAMIC_VALUE
+    from aish.safety.bash.integration_state import integration_reason
+
+    assert integration_reason(f"ls {DYNAMIC_VALUE} {COMMAND_OUTPUT}") is None
+    assert integration_reason(f"echo ${DYNAMIC_VALUE}x") is not None  # another name

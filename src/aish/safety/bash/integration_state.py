@@ -15,7 +15,12 @@ from collections.abc import Sequence
 
 __all__ = ["integration_reason", "lists_every_variable"]
 
-_STATE = re.compile(r"(?<![A-Za-z0-9_])__aish_[A-Za-z0-9_]*")
+# Not the classifier's own stand-ins for computed text (`command_walk.DYNAMIC_VALUE`,
+# `COMMAND_OUTPUT`), which appear in the code it judges after a substitution.
+_STATE = re.compile(
+    r"(?<![A-Za-z0-9_])__aish_(?!(?:dynamic_value|command_output)__(?![A-Za-z0-9_]))"
+    r"[A-Za-z0-9_]*"
+)
 # The prompt strings hold the markers: zsh's with the nonce written in.
 _PROMPTS = re.compile(r"\$\{?[#!]?(PS0|PS1|PS2|PROMPT2?)(?![A-Za-z0-9_])")
 # The marker's OSC number right after the `]` that starts it, as printf and echo -e spell it.
